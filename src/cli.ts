@@ -1,0 +1,66 @@
+// The skillbench command line. Each command registers itself from src/commands/<name>.ts; those files import
+// only light modules at the top and load SDKs, models and renderers inside their action, so --help stays instant.
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { UserError, GateFailure, formatUserError } from './errors.js';
+import { register as registerValidate } from './commands/validate.js';
+import { register as registerInit } from './commands/init.js';
+import { register as registerTokens } from './commands/tokens.js';
+import { register as registerEvalTrigger } from './commands/eval-trigger.js';
+import { register as registerEvalQuality } from './commands/eval-quality.js';
+import { register as registerE2e } from './commands/e2e.js';
+import { register as registerSuggest } from './commands/suggest.js';
+import { register as registerReport } from './commands/report.js';
+
+export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
+
+export function buildProgram(): Command {
+  const program = new Command('skillbench')
+    .version(VERSION)
+    .description('Author, evaluate and benchmark agent skill catalogues: does the agent load the right skill, and what does the catalogue cost?')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of [
+    registerEvalTrigger,
+    registerTokens,
+    registerValidate,
+    registerInit,
+    registerEvalQuality,
+    registerE2e,
+    registerSuggest,
+    registerReport,
+  ]) {
+    register(program);
+  }
+  program.commands.forEach((c) => c.exitOverride());
+  return program;
+}
+
+/** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    return exitCodeFor(err);
+  }
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help and --version end through here with exit code 0; usage mistakes are bad input.
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  if (err instanceof UserError) {
+    console.error(formatUserError(err));
+    return 2;
+  }
+  if (err instanceof GateFailure) {
+    console.error(`skillbench: gate failed: ${err.message}`);
+    return 1;
+  }
+  console.error('skillbench: internal error (please report it with the command you ran):');
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  return 3;
+}

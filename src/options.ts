@@ -1,0 +1,73 @@
+// Option groups shared by several commands, so every command spells them the same way (promptfoo-style names).
+import { Command, Option } from 'commander';
+
+/** Options of every command that calls a model or an embedding provider. */
+export interface ProviderOptions {
+  provider?: string;
+  model?: string;
+  embeddings?: string;
+  embeddingModel?: string;
+  baseUrl?: string;
+  cacheDir: string;
+  cache: boolean;
+  cacheOnly?: boolean;
+  concurrency?: number;
+  dryRun?: boolean;
+  maxCost?: number;
+  thinking?: string;
+  timeout?: number;
+}
+
+export function addProviderOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--provider <id>', 'model provider for model-based steps').choices(['gemini', 'anthropic', 'openai']))
+    .option('--model <id>', 'model id (default: the provider\'s cheap tool-calling model)')
+    .addOption(new Option('--embeddings <id>', 'embedding provider for similarity').choices(['use', 'gemini', 'openai']).default('use'))
+    .option('--embedding-model <id>', 'embedding model id (default per provider)')
+    .option('--base-url <url>', 'API base URL (a proxy, a gateway, or a local OpenAI-compatible server such as Ollama or vLLM)')
+    .option('--cache-dir <dir>', 'response cache folder', '.skillbench/cache')
+    .option('--no-cache', 'always call the provider (responses are still written to the cache)')
+    .option('--cache-only', 'never call a provider; replay from the cache (a miss is an error)')
+    .option('-j, --concurrency <n>', 'parallel provider calls (default depends on the provider)', parsePositiveInt)
+    .option('--dry-run', 'print the calls the run would make, how many are cached and the estimated cost, without calling')
+    .option('--max-cost <usd>', 'stop before spending more than this many dollars, keeping what was done', parseNonNegative)
+    .option('--thinking <level>', 'thinking effort for models that think: minimal, low, medium, high, or a token budget', 'minimal')
+    .option('--timeout <seconds>', 'per-call timeout in seconds', parseNonNegative, 60);
+}
+
+/** Options of every command that writes results. */
+export interface OutputOptions {
+  output?: string[];
+  json?: string;
+  progress: boolean;
+}
+
+export function addOutputOptions(cmd: Command): Command {
+  return cmd
+    .option('-o, --output <file...>', 'write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
+    .option('--json <file>', 'write the versioned results file (same as -o FILE.json)')
+    .option('--no-progress', 'no live view: plain progress lines (the default when output is not a terminal)');
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidOption(`expected a whole number >= 1, got "${value}"`);
+  return n;
+}
+
+export function parseNonNegative(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidOption(`expected a number >= 0, got "${value}"`);
+  return n;
+}
+
+export function parseRate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidOption(`expected a rate between 0 and 1, got "${value}"`);
+  return n;
+}
+
+/** commander turns this into "error: option '...' argument '...' is invalid. <message>" and exit code 2. */
+class InvalidOption extends Error {
+  readonly code = 'commander.invalidArgument';
+}

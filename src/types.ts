@@ -1,0 +1,328 @@
+// Types shared across module boundaries. Each module owns its logic; this file only says what flows between them.
+
+// ---------------------------------------------------------------- catalogue
+
+export type SkillState = 'always' | 'available' | 'never';
+
+export interface Skill {
+  name: string;
+  description: string;
+  /** Markdown after the frontmatter (empty for JSON catalogues that carry none). */
+  body: string;
+  /** Folder path between the catalogue root and the skill folder ('' when flat), POSIX; from `category` for JSON. */
+  category: string;
+  /** Absolute path of the skill folder; undefined for JSON catalogues. */
+  dir?: string;
+  /** Absolute path of SKILL.md (or of the JSON file). */
+  file: string;
+  /** Path shown to the model in the catalogue prompt (SKILL.md relative to the catalogue root, POSIX). */
+  location: string;
+  /** sha256 (hex, first 16 chars) of SKILL.md bytes plus every resource's path and bytes: the skill's version. */
+  hash: string;
+  /** Every other file in the skill folder, relative POSIX paths, sorted. */
+  resources: string[];
+  state: SkillState;
+  /** Tool profiles this skill unlocks when loaded (metadata.tool-profiles). */
+  toolProfiles: string[];
+  /** Raw frontmatter, as parsed. */
+  frontmatter: Record<string, unknown>;
+}
+
+export type Severity = 'error' | 'warning';
+
+export interface Problem {
+  file: string;
+  line: number;
+  severity: Severity;
+  message: string;
+  fix: string;
+  /** Fatal problems make the skill unusable (unparsable, no name or description, duplicate); it is left out of `skills`. */
+  fatal?: boolean;
+}
+
+export interface Catalogue {
+  /** Absolute path of the folder or JSON file it was loaded from. */
+  source: string;
+  kind: 'folder' | 'json';
+  /** Skills in name order, including `never` ones (renderers and tools leave those out). */
+  skills: Skill[];
+  /** Tool profiles declared in the catalogue-level `tool-profiles.json` (profile name -> tool declarations). */
+  toolProfiles: Record<string, ToolDeclaration[]>;
+  problems: Problem[];
+}
+
+export type CatalogueFormat = 'xml' | 'hermes' | 'markdown';
+
+// ---------------------------------------------------------------- requests
+
+export type RequestKind = 'positive' | 'near-miss' | 'off-topic';
+
+export interface EvalRequest {
+  id: string;
+  text: string;
+  /** The one skill that must be loaded, or null when none should be. */
+  gold: string | null;
+  kind?: RequestKind;
+}
+
+// ---------------------------------------------------------------- providers
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  /** Plain JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+}
+
+export interface FunctionCall {
+  /** Provider's call id when it has one (Anthropic, OpenAI); synthesised otherwise. */
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  callId: string;
+  name: string;
+  content: string;
+  isError?: boolean;
+}
+
+export type Message =
+  | { role: 'user'; content: string }
+  /** `raw` keeps the provider's own content verbatim (e.g. Gemini thought signatures) for replay in the history. */
+  | { role: 'assistant'; text: string; calls: FunctionCall[]; raw?: unknown }
+  | { role: 'tool'; results: ToolResult[] };
+
+export interface SystemBlock {
+  text: string;
+  /** True for the stable prefix (catalogue): marked for prompt caching where the provider supports it. */
+  cache?: boolean;
+}
+
+export interface ChatRequest {
+  model: string;
+  system: SystemBlock[];
+  messages: Message[];
+  tools: ToolDeclaration[];
+  toolChoice?: 'auto' | 'none' | 'required';
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** 'minimal' by default for models that think. */
+  thinking?: 'minimal' | 'low' | 'medium' | 'high' | number;
+  /** Ask for a JSON answer matching this schema (structured output), no tools. */
+  responseSchema?: JsonSchema;
+}
+
+export interface Usage {
+  /** All input tokens of the call, cached ones included. */
+  inputTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic), part of inputTokens. */
+  cacheWriteTokens: number;
+  outputTokens: number;
+  /** Thinking tokens (billed as output), not part of outputTokens. */
+  thinkingTokens: number;
+}
+
+export interface ChatResponse {
+  calls: FunctionCall[];
+  text: string;
+  usage: Usage;
+  stopReason?: string;
+  /** Provider-native assistant content, kept for the history. */
+  raw?: unknown;
+}
+
+export type ProviderId = 'gemini' | 'anthropic' | 'openai';
+
+export interface ChatProvider {
+  id: ProviderId;
+  model: string;
+  chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
+  /** Exact input token count of a request, where the provider has an API for it. */
+  countTokens?(req: ChatRequest): Promise<number>;
+}
+
+export type EmbeddingRole = 'document' | 'query';
+
+export interface EmbeddingInput {
+  text: string;
+  /** For documents: the skill name (Gemini's `title:` prefix). */
+  title?: string;
+}
+
+export interface EmbeddingProvider {
+  id: 'use' | 'gemini' | 'openai';
+  model: string;
+  embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]>;
+}
+
+// ---------------------------------------------------------------- results (the versioned results file)
+
+export interface ScoredSkill {
+  name: string;
+  score: number;
+}
+
+export interface Decision {
+  requestId: string;
+  /** 0-based repeat index (`--runs N`). */
+  run: number;
+  /** First skill loaded; null when none was. */
+  chosen: string | null;
+  /** The name the model asked for when it is not in the catalogue (counts as a wrong load). */
+  rawChoice?: string;
+  /** A failed call: counted apart, never as "none". */
+  error?: string;
+  /** Score-based selectors: candidates, best first (at least the top 5). */
+  scores?: ScoredSkill[];
+  usage?: Usage;
+  costUsd?: number;
+  cached?: boolean;
+  latencyMs?: number;
+  /** Free-form extras (e.g. suggest's gate answers). */
+  detail?: Record<string, unknown>;
+}
+
+export interface ThresholdInfo {
+  value: number;
+  /** fixed: --threshold; optimistic: chosen on the same requests; calibrated: chosen on --calibrate requests. */
+  source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
+  calibrationFile?: string;
+}
+
+export interface SelectorRun {
+  /** Selector or arm name: model, similarity, hybrid, keyword, explicit, baseline, suggest, oracle. */
+  selector: string;
+  /** decision: a yes/no choice; score: ranks then thresholds (sweep applies). */
+  kind: 'decision' | 'score';
+  provider?: string;
+  model?: string;
+  threshold?: ThresholdInfo;
+  /** A reference arm (oracle): drawn as a ceiling, not a competitor. */
+  ceiling?: boolean;
+  /** Extra cost of the selector not in the decisions (e.g. suggester calls), USD. */
+  extraCostUsd?: number;
+  decisions: Decision[];
+}
+
+export interface ResultsFile {
+  schema: 'skillbench.results';
+  version: 1;
+  command: 'eval-trigger' | 'suggest-eval' | 'eval-quality';
+  createdAt: string;
+  skillbenchVersion: string;
+  /** Every option that shaped the run. */
+  settings: Record<string, unknown>;
+  catalogue: { source: string; format?: CatalogueFormat; skills: { name: string; hash: string; category: string }[] };
+  requests: EvalRequest[];
+  runs: SelectorRun[];
+  /** Baseline comparison, when one was run. */
+  gate?: GateVerdict;
+  tokenAudit?: TokenAudit;
+}
+
+// ---------------------------------------------------------------- metrics
+
+export interface Rate {
+  k: number;
+  n: number;
+  /** k/n, or null when n is 0. */
+  rate: number | null;
+  /** Wilson 95% interval. */
+  low: number | null;
+  high: number | null;
+}
+
+export interface SweepPoint {
+  threshold: number;
+  wrongLoad: number | null;
+  needlessLoad: number | null;
+  mean: number | null;
+}
+
+export interface Failure {
+  requestId: string;
+  text: string;
+  expected: string | null;
+  got: string | null;
+  score?: number;
+  error?: string;
+  run: number;
+}
+
+export interface SelectorMetrics {
+  selector: string;
+  decisions: number;
+  accuracy: Rate;
+  wrongLoad: Rate;
+  needlessLoad: Rate;
+  errors: number;
+  meanInputTokens: number | null;
+  costUsd: number;
+  /** Score-based selectors only. */
+  separability?: {
+    lowestCorrectPositive: number | null;
+    highestNegative: number | null;
+    separable: boolean;
+    bestThreshold: number | null;
+    bestMean: number | null;
+    sweep: SweepPoint[];
+  };
+  recall?: { top1: Rate; top3: Rate };
+  /** gold -> got -> count, for covered requests not chosen correctly. */
+  confusion: { gold: string; got: string | null; count: number }[];
+  failures: Failure[];
+  /** --runs > 1: per request trigger rate and flips. */
+  flaky?: { requestId: string; text: string; choices: (string | null)[] }[];
+}
+
+export interface GateVerdict {
+  passed: boolean;
+  reasons: string[];
+  /** Per selector: requests whose outcome changed against the baseline. */
+  flips: { selector: string; requestId: string; text: string; before: string | null; after: string | null; nowCorrect: boolean }[];
+  mcnemar?: { selector: string; better: number; worse: number; pValue: number }[];
+}
+
+// ---------------------------------------------------------------- token audit
+
+export interface TokenAudit {
+  tokenizer: string;
+  exact: boolean;
+  format: CatalogueFormat;
+  level1: number;
+  level2: { name: string; tokens: number }[];
+  level3: { name: string; path: string; tokens: number }[];
+  loadAll: number;
+  /** loadAll - level1: what progressive disclosure saves on a request that needs no skill. */
+  saving: number;
+  /** loadAll / level1. */
+  ratio: number;
+  tools: { base: number; allProfiles: number; reductionPercent: number };
+}
+
+// ---------------------------------------------------------------- live progress
+
+/** One lane of a run (a selector or an arm). Callers mutate the counters; the progress view reads them. */
+export interface Lane {
+  name: string;
+  total: number;
+  done: number;
+  inFlight: number;
+  cacheHits: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  errors: number;
+}
+
+export interface Progress {
+  lane(name: string, total: number): Lane;
+  /** Ends the live view; the final tables are printed after. */
+  stop(): void;
+}
