@@ -1,8 +1,112 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench eval-trigger`.
-import { Command } from 'commander';
+// `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
+// explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
+import { Command, Option } from 'commander';
+import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { GateFailure, UserError } from '../errors.js';
+import type { CatalogueFormat, GateVerdict } from '../types.js';
+
+interface Options extends ProviderOptions, OutputOptions {
+  skills?: string;
+  requests?: string;
+  skill?: string;
+  format: CatalogueFormat;
+  selectors?: string;
+  k: number;
+  threshold?: string;
+  calibrate?: string;
+  runs: number;
+  maxWrongLoad?: number;
+  maxNeedlessLoad?: number;
+  baseline?: string;
+  gateAlpha: number;
+  gateMinEffect: number;
+  gateMinRequests: number;
+}
 
 export function register(program: Command): void {
-  program.command('eval-trigger').description('(not built yet)').action(() => {
-    throw new Error('eval-trigger is not built yet');
-  });
+  const cmd = program
+    .command('eval-trigger')
+    .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
+    .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
+    .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
+    .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
+    .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
+    .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
+    .option('--threshold <x>', 'score selectors: load the top skill at score >= x; one number, or similarity=0.6,keyword=0.3 (default: chosen on the same requests, reported as optimistic)')
+    .option('--calibrate <file>', 'choose the score selectors\' thresholds on this other request set, report on --requests')
+    .option('--runs <n>', 'repeat every model request n times (separate cache keys): trigger rate per request, flaky requests', parsePositiveInt, 1)
+    .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
+    .option('--max-needless-load <rate>', 'gate: fail (exit 1) when a selector\'s needless load is above this rate (0..1)', parseRate)
+    .option('--baseline <file>', 'gate: fail (exit 1) on a significant regression against this earlier results file (paired, exact McNemar)')
+    .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
+    .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
+    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+  addProviderOptions(cmd);
+  addOutputOptions(cmd);
+  cmd
+    .addHelpText(
+      'after',
+      '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
+        '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
+        '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
+        '  $ skillbench eval-trigger --baseline results.json --max-needless-load 0.2',
+    )
+    .action(async (opts: Options) => {
+      await run(opts, program.version() ?? '0.0.0');
+    });
+}
+
+async function run(opts: Options, version: string): Promise<void> {
+  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs }, { createProgress }] =
+    await Promise.all([
+      import('../selectors/run.js'),
+      import('../metrics.js'),
+      import('../results.js'),
+      import('../gate.js'),
+      import('../report/terminal.js'),
+      import('../report/index.js'),
+      import('../progress.js'),
+    ]);
+  const selectors = opts.selectors === undefined ? undefined : parseSelectors(opts.selectors);
+  const threshold = opts.threshold === undefined ? undefined : parseThreshold(opts.threshold);
+  // Read the baseline first: a bad baseline file should fail before any call is paid for.
+  const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
+  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
+  const { results, clientSummary, dryRun } = await evalTrigger(
+    { ...opts, selectors, threshold },
+    { progress, notice: (line) => console.error(line), skillbenchVersion: version },
+  );
+  if (dryRun) {
+    // Nothing was called: the model decisions are placeholders, so no tables, files or gates.
+    console.log(dryRun);
+    return;
+  }
+  const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
+
+  const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
+  let verdict: GateVerdict | undefined;
+  if (baseline) {
+    verdict = gate.compareToBaseline(results, baseline, {
+      alpha: opts.gateAlpha,
+      minRate: opts.gateMinEffect,
+      minRequests: opts.gateMinRequests,
+      baselineFile: opts.baseline,
+    });
+  }
+  if (verdict || reasons.length || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined) {
+    const v: GateVerdict = verdict ?? { passed: true, reasons: [], flips: [] };
+    v.reasons = [...reasons, ...v.reasons];
+    v.passed = v.reasons.length === 0;
+    results.gate = v;
+  }
+
+  process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  if (clientSummary) console.error(clientSummary);
+  if (opts.json) await writeResults(opts.json, results);
+  if (opts.output?.length) await writeOutputs(results, opts.output);
+  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -1,8 +1,61 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench suggest`.
-import { Command } from 'commander';
+// `skillbench suggest "request"`: the two-stage skill suggester for large catalogues (wide: rank + action gate;
+// narrow: fit of the shortlist), and `skillbench suggest --eval`: its three-arm evaluation (baseline, suggest,
+// oracle) on a Hermes-style index.
+import { Command, Option } from 'commander';
+import { UserError } from '../errors.js';
+import { addProviderOptions, parsePositiveInt, parseRate } from '../options.js';
+import type { SuggestCliOptions } from '../suggest/run.js';
 
 export function register(program: Command): void {
-  program.command('suggest').description('(not built yet)').action(() => {
-    throw new Error('suggest is not built yet');
-  });
+  const cmd = program
+    .command('suggest')
+    .description(
+      'suggest at most one skill for a request (two cheap model steps before the turn), or measure what the suggestion does to an agent with --eval',
+    )
+    .argument('[request]', 'the user request to suggest a skill for (not with --eval)')
+    .option('--skills <path>', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
+    .addOption(
+      new Option('--wide <mode>', 'stage 1 ranking: model (one structured call, chunked for large catalogues) or similarity (embeddings; the model answers only the gate)')
+        .choices(['model', 'similarity'])
+        .default('model'),
+    )
+    .option('--gate <rate>', 'gate threshold on the mean of the three action questions (below it: no skill)', parseRate, 0.3)
+    .option('--fit <rate>', 'fit threshold of the narrow stage (best fit below it: nothing suggested)', parseRate, 0.3)
+    .option('--shortlist <n>', 'candidates shown to the narrow stage', parsePositiveInt, 3)
+    .option('--excerpt <chars>', 'characters of each candidate\'s body shown to the narrow stage', parsePositiveInt, 700)
+    .option('--chunk-size <n>', 'skills per ranking call with --wide model; larger catalogues are ranked in chunks, then the chunk winners together', parsePositiveInt, 60)
+    .option('--suggester-model <id>', 'model for the suggester\'s own calls (default: --model)')
+    .option('--rank-only', 'with --wide similarity: print the offline ranking and stop (no model, no key)')
+    .option('--eval', 'three-arm evaluation: baseline (index only), suggest (index + suggestion), oracle (index + the gold answer)')
+    .option('--requests <file>', 'with --eval: request set [{"id", "text", "gold": skill or null}]')
+    .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills)');
+  addProviderOptions(cmd);
+  cmd
+    .option('-o, --output <file...>', 'with --eval: write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
+    .option('--json [file]', 'print JSON on stdout instead of text; with a file name, write it there (--eval: the results file)')
+    .option('--no-progress', 'no live view: plain progress lines (the default when output is not a terminal)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The block for the agent\'s system prompt goes after the stable catalogue, for this turn only.',
+        'Put the request before --json (`--json` takes an optional file name).',
+        '',
+        'Example:',
+        '  $ skillbench suggest "open a pull request for my branch" --skills ../shared/data/hermes',
+        '  $ skillbench suggest "convert this video to a gif" --skills ../shared/data/hermes --wide similarity --rank-only',
+        '  $ skillbench suggest --eval --skills ../shared/data/hermes --requests requests.json -o results.json -o report.html',
+      ].join('\n'),
+    )
+    .action(async (request: string | undefined, opts: SuggestCliOptions) => {
+      const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
+      if (opts.eval) {
+        if (request !== undefined) {
+          throw new UserError(`--eval takes its requests from --requests FILE, not from the argument "${request}"`, 'drop the argument');
+        }
+        await runSuggestEvalCommand(opts);
+      } else {
+        await runSuggest(request, opts);
+      }
+    });
 }

@@ -1,8 +1,72 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench tokens`.
-import { Command } from 'commander';
+// `skillbench tokens`: the token audit of a catalogue (progressive disclosure against loading everything).
+import { Command, Option } from 'commander';
+import { addProviderOptions, type ProviderOptions } from '../options.js';
+import { UserError } from '../errors.js';
+import type { CatalogueFormat, ChatRequest, TokenAudit, ToolDeclaration } from '../types.js';
+
+interface TokensOptions extends ProviderOptions {
+  skills: string;
+  format: CatalogueFormat;
+  json?: boolean;
+  perResource?: boolean;
+}
 
 export function register(program: Command): void {
-  program.command('tokens').description('(not built yet)').action(() => {
-    throw new Error('tokens is not built yet');
-  });
+  const cmd = program
+    .command('tokens')
+    .description('token audit of a catalogue: level 1 listing, level 2 bodies, level 3 resources, load-all, saving, tool schemas')
+    .option('--skills <path>', 'catalogue folder or JSON list of skills', 'skills')
+    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .option('--json', 'print the audit as JSON')
+    .option('--per-resource', 'list level 3 per resource (default: one line per skill)');
+  addProviderOptions(cmd)
+    .addHelpText(
+      'after',
+      '\nOffline counts are an estimate with the o200k tokenizer (gpt-tokenizer); --provider gemini|anthropic asks the\n' +
+        "provider's count-tokens API for exact figures (needs its API key).\n\nExample:\n  $ skillbench tokens --skills skills --format hermes\n  $ skillbench tokens --json",
+    )
+    .action(async (opts: TokensOptions) => {
+      const { loadCatalogue, assertUsable, displayPath } = await import('../catalogue.js');
+      const catalogue = await loadCatalogue(opts.skills);
+      assertUsable(catalogue);
+      const { auditCatalogue, auditCatalogueWith, renderAuditTables } = await import('../audit.js');
+      const audit = opts.provider ? await auditCatalogueWith(catalogue, opts.format, await providerCounter(opts)) : auditCatalogue(catalogue, opts.format);
+      if (opts.json) {
+        console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...audit }, null, 2));
+        return;
+      }
+      console.log(renderAuditTables(audit, { source: displayPath(catalogue.source), perResource: Boolean(opts.perResource) }));
+    });
 }
+
+/** Exact counts through the provider core (src/client.ts): a text is counted as one user message, less the
+ *  message overhead measured on a one-token message; tools as the difference they make to a minimal request. */
+async function providerCounter(opts: TokensOptions) {
+  if (opts.provider !== 'gemini' && opts.provider !== 'anthropic') {
+    throw new UserError(`--provider ${opts.provider} has no count-tokens API`, 'use --provider gemini or --provider anthropic, or leave --provider out for the offline estimate');
+  }
+  const clientModule = '../client.js'; // resolved at run time: the provider core is a separate module
+  let mod: { createChatClient(o: ProviderOptions): Promise<{ provider: string; model: string; countTokens(req: Omit<ChatRequest, 'model'>): Promise<number | null> }> };
+  try {
+    mod = await import(clientModule);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new UserError('exact token counts need the provider core, which this build does not include', 'leave --provider out for the offline estimate');
+    }
+    throw err;
+  }
+  const client = await mod.createChatClient(opts);
+  const count = async (content: string, tools: ToolDeclaration[] = []): Promise<number> => {
+    const n = await client.countTokens({ system: [], messages: [{ role: 'user', content }], tools });
+    if (n === null) throw new UserError(`${client.provider} (${client.model}) did not return a token count`, 'leave --provider out for the offline estimate');
+    return n;
+  };
+  const overhead = (await count('.')) - 1;
+  return {
+    name: `${client.provider} count-tokens API (${client.model})`,
+    text: async (text: string) => (text === '' ? 0 : Math.max(0, (await count(text)) - overhead)),
+    tools: async (tools: ToolDeclaration[]) => (tools.length === 0 ? 0 : (await count('.', tools)) - (overhead + 1)),
+  };
+}
+
+export type { TokenAudit };

@@ -1,0 +1,12 @@
+import { chromium } from 'playwright-core';
+import { writeOutputs } from './dist/report/index.js';
+import { readResults } from './dist/results.js';
+const r = await readResults(process.argv[2]);
+await writeOutputs(r, ['/tmp/h7.html']);
+const b = await chromium.launchPersistentContext('/tmp/h7prof'+Date.now(), {executablePath:'/usr/bin/chromium', headless:true, args:['--no-sandbox','--disable-gpu','--disable-background-networking','--disable-component-update','--disable-sync','--no-first-run','--disable-quic'], viewport:{width:1280,height:900}});
+const p = await b.newPage();
+await p.goto('file:///tmp/h7.html');
+const h = await p.evaluate(() => document.body.scrollHeight);
+console.log('height', h);
+for (let y = 1300, i = 0; y < h; y += 1300, i++) await p.screenshot({path:`/tmp/h7part${i}.png`, fullPage:true, clip:{x:0,y,width:1280,height:Math.min(1300,h-y)}});
+await b.close();

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Renders the HTML report of a results file and takes a screenshot of it in headless Chromium (Debian's
+// /usr/bin/chromium through playwright-core; no browser is downloaded). Run after `npm run build`:
+//
+//   node scripts/screenshot.mjs [results.json] [out.png]
+//
+// Defaults: fixtures/results/demo-results.json -> docs/report-screenshot.png. CHROMIUM=/path overrides the browser.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const input = resolve(process.argv[2] ?? join(root, 'fixtures/results/demo-results.json'));
+const output = resolve(process.argv[3] ?? join(root, 'docs/report-screenshot.png'));
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(executablePath)) {
+  console.error(`screenshot: ${executablePath} not found (apt-get install chromium, or set CHROMIUM=/path/to/chrome)`);
+  process.exit(2);
+}
+if (!existsSync(join(root, 'dist/report/index.js'))) {
+  console.error('screenshot: dist/ is missing; run `npm run build` first');
+  process.exit(2);
+}
+
+const { readResults } = await import(pathToFileURL(join(root, 'dist/results.js')).href);
+const { writeOutputs } = await import(pathToFileURL(join(root, 'dist/report/index.js')).href);
+const { chromium } = await import('playwright-core');
+
+const work = await mkdtemp(join(tmpdir(), 'skillbench-shot-'));
+try {
+  const html = join(work, 'report.html');
+  await writeOutputs(await readResults(input), [html]);
+  // A fresh, empty profile each time; the flags keep Chromium from reaching for the network on its own.
+  const browser = await chromium.launchPersistentContext(join(work, 'profile'), {
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(pathToFileURL(html).href);
+    // The top of the report: header, summary table and the load chart, and the start of the score section.
+    await page.screenshot({ path: output, clip: { x: 0, y: 0, width: 1280, height: Number(process.env.HEIGHT ?? 1400) }, fullPage: true });
+  } finally {
+    await browser.close();
+  }
+  console.log(`screenshot: ${input} -> ${output}`);
+} finally {
+  await rm(work, { recursive: true, force: true });
+}

@@ -1,0 +1,570 @@
+// The chat client every command calls models through: provider + response cache + retries + concurrency + cost
+// accounting + --dry-run / --max-cost. Providers are loaded lazily on the first live call, so a --cache-only replay
+// needs no key and never imports an SDK.
+import pLimit from 'p-limit';
+import { cacheKey, embeddingFile, embeddingKey, readVector, ResponseCache, writeVector, type CacheEntry } from './cache.js';
+import { ProviderError, UserError } from './errors.js';
+import type { ProviderOptions } from './options.js';
+import {
+  baseUrlFrom,
+  DEFAULT_EMBEDDING_MODELS,
+  DEFAULT_MODELS,
+  defaultConcurrency,
+  KEY_VARS,
+  keyFrom,
+  keyOptional,
+  loadChatProvider,
+  loadEmbeddingProvider,
+  LOCAL_PLACEHOLDER_KEY,
+  PROVIDERS,
+  type EmbeddingId,
+} from './providers/index.js';
+import { costAt, priceOf, type Price } from './providers/pricing.js';
+import { CallError } from './providers/shared.js';
+import type {
+  ChatProvider,
+  ChatRequest,
+  ChatResponse,
+  EmbeddingInput,
+  EmbeddingProvider,
+  EmbeddingRole,
+  Lane,
+  ProviderId,
+  Usage,
+} from './types.js';
+
+// ---------------------------------------------------------------- errors
+
+/** `--cache-only` and the response is not in the cache. A ProviderError, so callers record it as an error result;
+ * the command reads `stats().cacheMisses` to say how many requests are missing. */
+export class CacheMissError extends ProviderError {
+  constructor(what: string) {
+    super(`not in the cache (--cache-only): ${what}`, undefined, false);
+    this.name = 'CacheMissError';
+  }
+}
+
+/** `--dry-run` and the response is not cached: the call was recorded in dryRunReport(), not made. */
+export class DryRunError extends ProviderError {
+  constructor() {
+    super('dry run: call not made', undefined, false);
+    this.name = 'DryRunError';
+  }
+}
+
+/** `--max-cost`: the next call could take spending past the limit. Not a ProviderError: commands catch it, keep what
+ * was done, and say so. Once thrown, every later live call throws it too (cached answers are still served). */
+export class BudgetExceededError extends Error {
+  constructor(
+    readonly maxCostUsd: number,
+    readonly spentUsd: number,
+  ) {
+    super(`--max-cost $${maxCostUsd} reached: spent $${spentUsd.toFixed(4)}, the next call could exceed it; stopped calling`);
+    this.name = 'BudgetExceededError';
+  }
+}
+
+// ---------------------------------------------------------------- types
+
+export interface ChatResult {
+  response: ChatResponse;
+  cached: boolean;
+  /** List price of this response's usage (the same whether it was replayed or paid now; see stats().spentUsd). */
+  costUsd: number;
+  latencyMs: number;
+}
+
+export type ClientRequest = Omit<ChatRequest, 'model'>;
+
+export interface ClientStats {
+  provider: ProviderId;
+  model: string;
+  /** Live calls that succeeded (retries not counted). */
+  calls: number;
+  cacheHits: number;
+  /** --cache-only misses. */
+  cacheMisses: number;
+  /** Requests that failed after their retries (cache misses and dry-run skips not included). */
+  errors: number;
+  retries: number;
+  /** Tokens of every result returned (live and cached). */
+  tokens: Usage;
+  /** Dollars paid in this run (live calls). */
+  spentUsd: number;
+  /** List price of every result returned (what the run costs without a cache). */
+  costUsd: number;
+  /** False when the model's price is unknown: dollar figures are then 0, not estimates. */
+  priceKnown: boolean;
+  corruptCacheEntries: number;
+  cacheWarnings: string[];
+  budgetExceeded: boolean;
+}
+
+export interface DryRunReport {
+  provider: ProviderId;
+  model: string;
+  /** Calls that would be made (not cached). */
+  calls: number;
+  /** Requests answered from the cache. */
+  cached: number;
+  estimatedInputTokens: number;
+  estimatedOutputTokens: number;
+  /** At list price; null when the price is unknown. */
+  estimatedCostUsd: number | null;
+  /** How the estimate was made. */
+  method: string;
+}
+
+export interface ChatClient {
+  provider: ProviderId;
+  model: string;
+  chat(req: ClientRequest, o?: { sample?: number; lane?: Lane }): Promise<ChatResult>;
+  /** Exact input tokens of a request where the provider has a counting API (gemini, anthropic), else null. */
+  countTokens(req: ClientRequest): Promise<number | null>;
+  stats(): ClientStats;
+  dryRunReport(): DryRunReport;
+  /** One or two lines for the end of a run: calls, cache hits, tokens, dollars, errors, misses, warnings. */
+  summary(): string;
+}
+
+/** Knobs tests and benchmarks set; the CLI uses the defaults. */
+export interface ClientTuning {
+  env?: NodeJS.ProcessEnv;
+  /** Retries after the first attempt (default 5). */
+  maxRetries?: number;
+  /** First backoff delay in ms (default 1000), doubled each retry, with jitter. */
+  retryBaseMs?: number;
+  /** Longest single wait in ms (default 60000), also the cap on a server's retry-after. */
+  retryMaxMs?: number;
+}
+
+export interface ResolvedConfig {
+  provider: ProviderId;
+  model: string;
+  apiKey?: string;
+  keyVariable?: string;
+  baseUrl?: string;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+// ---------------------------------------------------------------- resolution
+
+/** Which provider a key exists for (gemini, anthropic, openai, in that order), or null. */
+export function availableChatProvider(env: NodeJS.ProcessEnv = process.env): ProviderId | null {
+  for (const p of PROVIDERS) if (keyFrom(p, env).value) return p;
+  return null;
+}
+
+export function resolveConfig(opts: ProviderOptions, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  let provider = opts.provider as ProviderId | undefined;
+  if (provider && !PROVIDERS.includes(provider)) {
+    throw new UserError(`--provider: unknown provider "${provider}"`, `use one of ${PROVIDERS.join(', ')}`);
+  }
+  // A bare --base-url (Ollama, vLLM) means an OpenAI-compatible server.
+  provider ??= availableChatProvider(env) ?? (opts.baseUrl ? 'openai' : undefined);
+  if (!provider) {
+    throw new UserError(
+      'no model provider: no API key is set',
+      `set GEMINI_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --provider and --base-url for a local server, or replay with --provider <id> --cache-only`,
+    );
+  }
+  const baseUrl = baseUrlFrom(provider, opts.baseUrl, env);
+  const key = keyFrom(provider, env);
+  const noCallNeeded = Boolean(opts.cacheOnly || opts.dryRun);
+  if (!key.value && !keyOptional(provider, baseUrl) && !noCallNeeded) {
+    const vars = KEY_VARS[provider];
+    throw new UserError(
+      `no API key for ${provider}: ${vars[0]} is not set`,
+      `export ${vars[0]}=...${vars.length > 1 ? ` (or ${vars.slice(1).join(', ')})` : ''}, or replay cached responses with --cache-only`,
+    );
+  }
+  const timeoutS = opts.timeout === undefined || opts.timeout === 0 ? (opts.timeout === 0 ? 600 : 60) : opts.timeout;
+  return {
+    provider,
+    model: opts.model ?? DEFAULT_MODELS[provider],
+    apiKey: key.value ?? (keyOptional(provider, baseUrl) ? LOCAL_PLACEHOLDER_KEY : undefined),
+    keyVariable: key.variable,
+    baseUrl,
+    timeoutMs: Math.round(timeoutS * 1000),
+    concurrency: opts.concurrency ?? defaultConcurrency(provider, baseUrl),
+  };
+}
+
+export function parseThinking(value: string | undefined): ChatRequest['thinking'] {
+  if (value === undefined) return 'minimal';
+  if (value === 'minimal' || value === 'low' || value === 'medium' || value === 'high') return value;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0) return n;
+  throw new UserError(`--thinking: "${value}" is not a level`, 'use minimal, low, medium, high, or a token budget such as 2048');
+}
+
+// ---------------------------------------------------------------- retries
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface RetryPolicy {
+  maxRetries: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+/** The wait before retry number `attempt` (0-based): the server's delay when it gave one, else exponential backoff
+ * with "equal jitter" (half fixed, half random), both capped at maxMs. */
+export function backoffMs(attempt: number, policy: RetryPolicy, retryAfterMs?: number): number {
+  if (retryAfterMs !== undefined) return Math.min(policy.maxMs, retryAfterMs + Math.random() * Math.min(policy.baseMs, 250));
+  const d = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
+  return d / 2 + (Math.random() * d) / 2;
+}
+
+function asCallError(err: unknown, provider: string): CallError {
+  if (err instanceof CallError) return err;
+  if (err instanceof ProviderError) return new CallError(err.message, err.status, err.retryable);
+  return new CallError(`${provider}: ${(err as Error)?.message ?? String(err)}`, undefined, false);
+}
+
+/** Runs `fn` until it succeeds, a non-retryable error, or the retries run out; the last error as a ProviderError. */
+export async function withRetries<T>(
+  provider: string,
+  policy: RetryPolicy,
+  fn: () => Promise<T>,
+  onRetry?: (e: CallError, waitMs: number) => void,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = asCallError(err, provider);
+      if (!e.retryable || attempt >= policy.maxRetries) {
+        const tries = attempt + 1;
+        throw new ProviderError(tries > 1 ? `${e.message} (after ${tries} attempts)` : e.message, e.status, e.retryable);
+      }
+      const wait = backoffMs(attempt, policy, e.retryAfterMs);
+      onRetry?.(e, wait);
+      await sleep(wait);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the client
+
+const ZERO: Usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, thinkingTokens: 0 };
+/** Dry-run and --max-cost output estimate: selection answers are short; a budget check must not be too timid. */
+export const ESTIMATED_OUTPUT_TOKENS = 200;
+
+export async function createChatClient(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<ChatClient> {
+  const env = tuning.env ?? process.env;
+  const cfg = resolveConfig(opts, env);
+  const thinking = parseThinking(opts.thinking);
+  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  const cache = new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) });
+  const readCache = opts.cache !== false;
+  const limit = pLimit(cfg.concurrency);
+  const price: Price | null = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
+
+  const tokens: Usage = { ...ZERO };
+  const s = { calls: 0, cacheHits: 0, cacheMisses: 0, errors: 0, retries: 0, spentUsd: 0, costUsd: 0, reservedUsd: 0, budgetExceeded: false };
+  const dry = { calls: 0, cached: 0, input: 0, output: 0, cost: 0 };
+
+  let providerPromise: Promise<ChatProvider> | null = null;
+  const provider = (): Promise<ChatProvider> => {
+    providerPromise ??= (async () => {
+      if (!cfg.apiKey) {
+        // Only reachable with --cache-only/--dry-run, which never call: a bug if it happens.
+        throw new UserError(`no API key for ${cfg.provider}`, `export ${KEY_VARS[cfg.provider][0]}=...`);
+      }
+      const pc = { apiKey: cfg.apiKey, baseUrl: cfg.baseUrl, model: cfg.model, timeoutMs: cfg.timeoutMs };
+      return loadChatProvider(cfg.provider, pc);
+    })();
+    return providerPromise;
+  };
+
+  const costOfUsage = (u: Usage) => (price ? costAt(price, u) : 0);
+  const addTokens = (u: Usage) => {
+    tokens.inputTokens += u.inputTokens;
+    tokens.cachedInputTokens += u.cachedInputTokens;
+    tokens.cacheWriteTokens += u.cacheWriteTokens;
+    tokens.outputTokens += u.outputTokens;
+    tokens.thinkingTokens += u.thinkingTokens;
+  };
+
+  const fullRequest = (req: ClientRequest): ChatRequest => ({ ...req, model: cfg.model, thinking: req.thinking ?? thinking });
+
+  async function estimate(req: ChatRequest): Promise<{ input: number; output: number; cost: number }> {
+    const input = await estimateInputTokens(req);
+    const output = Math.min(req.maxOutputTokens ?? ESTIMATED_OUTPUT_TOKENS, ESTIMATED_OUTPUT_TOKENS) + (typeof req.thinking === 'number' ? req.thinking : 0);
+    const usage = { ...ZERO, inputTokens: input, outputTokens: output };
+    return { input, output, cost: costOfUsage(usage) };
+  }
+
+  async function chat(req0: ClientRequest, o: { sample?: number; lane?: Lane } = {}): Promise<ChatResult> {
+    const req = fullRequest(req0);
+    const sample = o.sample ?? 0;
+    const lane = o.lane;
+    const key = cacheKey({ op: 'chat', provider: cfg.provider, model: cfg.model, request: req, sample });
+    const t0 = performance.now();
+
+    if (readCache || opts.cacheOnly || opts.dryRun) {
+      const hit = await cache.get(key);
+      if (hit?.response) {
+        const response = hit.response;
+        const costUsd = typeof hit.costUsd === 'number' ? hit.costUsd : costOfUsage(response.usage);
+        s.cacheHits++;
+        addTokens(response.usage);
+        s.costUsd += costUsd;
+        if (opts.dryRun) dry.cached++;
+        if (lane) lane.cacheHits++;
+        return { response, cached: true, costUsd, latencyMs: performance.now() - t0 };
+      }
+    }
+    if (opts.cacheOnly) {
+      s.cacheMisses++;
+      if (lane) lane.errors++;
+      throw new CacheMissError(describe(req));
+    }
+    if (opts.dryRun) {
+      const e = await estimate(req);
+      dry.calls++;
+      dry.input += e.input;
+      dry.output += e.output;
+      dry.cost += e.cost;
+      throw new DryRunError();
+    }
+
+    return limit(async () => {
+      // Budget: refuse when what is spent, what is in flight and this call could pass the limit.
+      let reserved = 0;
+      if (opts.maxCost !== undefined) {
+        if (s.budgetExceeded) throw new BudgetExceededError(opts.maxCost, s.spentUsd);
+        reserved = price ? (await estimate(req)).cost : 0;
+        if (s.spentUsd + s.reservedUsd + reserved > opts.maxCost) {
+          s.budgetExceeded = true;
+          throw new BudgetExceededError(opts.maxCost, s.spentUsd);
+        }
+        s.reservedUsd += reserved;
+      }
+      const p = await provider();
+      if (lane) lane.inFlight++;
+      const started = performance.now();
+      try {
+        const response = await withRetries(cfg.provider, policy, () => p.chat(req), () => {
+          s.retries++;
+        });
+        const costUsd = costOfUsage(response.usage);
+        s.calls++;
+        s.spentUsd += costUsd;
+        s.costUsd += costUsd;
+        addTokens(response.usage);
+        if (lane) {
+          lane.inputTokens += response.usage.inputTokens;
+          lane.outputTokens += response.usage.outputTokens + response.usage.thinkingTokens;
+          lane.costUsd += costUsd;
+        }
+        // Written before the caller sees it: a run killed after this point never pays for this request again.
+        await cache.put(entryFor(key, 'chat', req, sample, { response, costUsd }));
+        return { response, cached: false, costUsd, latencyMs: performance.now() - started };
+      } catch (err) {
+        s.errors++;
+        if (lane) lane.errors++;
+        throw err;
+      } finally {
+        s.reservedUsd -= reserved;
+        if (lane) lane.inFlight--;
+      }
+    });
+  }
+
+  function entryFor(key: string, op: 'chat' | 'countTokens', req: ChatRequest, sample: number, body: Partial<CacheEntry>): CacheEntry {
+    return {
+      schema: 'skillbench.cache',
+      version: 1,
+      key,
+      op,
+      provider: cfg.provider,
+      model: cfg.model,
+      sample,
+      createdAt: new Date().toISOString(),
+      summary: summarise(req),
+      ...body,
+    };
+  }
+
+  async function countTokens(req0: ClientRequest): Promise<number | null> {
+    const req = fullRequest(req0);
+    const key = cacheKey({ op: 'countTokens', provider: cfg.provider, model: cfg.model, request: req, sample: 0 });
+    if (readCache || opts.cacheOnly || opts.dryRun) {
+      const hit = await cache.get(key);
+      if (hit && typeof hit.tokens === 'number') return hit.tokens;
+    }
+    if (opts.cacheOnly || opts.dryRun) return null;
+    const p = await provider();
+    if (!p.countTokens) return null;
+    const n = await limit(() => withRetries(cfg.provider, policy, () => p.countTokens!(req), () => void s.retries++));
+    await cache.put(entryFor(key, 'countTokens', req, 0, { tokens: n }));
+    return n;
+  }
+
+  function stats(): ClientStats {
+    return {
+      provider: cfg.provider,
+      model: cfg.model,
+      calls: s.calls,
+      cacheHits: s.cacheHits,
+      cacheMisses: s.cacheMisses,
+      errors: s.errors,
+      retries: s.retries,
+      tokens: { ...tokens },
+      spentUsd: s.spentUsd,
+      costUsd: s.costUsd,
+      priceKnown: price !== null,
+      corruptCacheEntries: cache.stats.corrupt,
+      cacheWarnings: [...cache.stats.warnings],
+      budgetExceeded: s.budgetExceeded,
+    };
+  }
+
+  function dryRunReport(): DryRunReport {
+    return {
+      provider: cfg.provider,
+      model: cfg.model,
+      calls: dry.calls,
+      cached: dry.cached,
+      estimatedInputTokens: dry.input,
+      estimatedOutputTokens: dry.output,
+      estimatedCostUsd: price ? dry.cost : null,
+      method: `input counted offline with the o200k tokenizer (an estimate for non-OpenAI models); output assumed ${ESTIMATED_OUTPUT_TOKENS} tokens per call; list prices of ${cfg.model}`,
+    };
+  }
+
+  return {
+    provider: cfg.provider,
+    model: cfg.model,
+    chat,
+    countTokens,
+    stats,
+    dryRunReport,
+    summary: () => formatStats(stats()),
+  };
+}
+
+/** Human summary of a run's provider use. */
+export function formatStats(st: ClientStats): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const t = st.tokens;
+  const dollars = st.priceKnown ? `$${st.spentUsd.toFixed(4)} spent ($${st.costUsd.toFixed(4)} at list price without the cache)` : 'price unknown';
+  const lines = [
+    `${st.provider}/${st.model}: ${n(st.calls)} calls, ${n(st.cacheHits)} cached, ${n(st.errors)} errors` +
+      `${st.retries ? `, ${n(st.retries)} retries` : ''}; tokens: ${n(t.inputTokens)} input (${n(t.cachedInputTokens)} cache reads` +
+      `${t.cacheWriteTokens ? `, ${n(t.cacheWriteTokens)} cache writes` : ''}), ${n(t.outputTokens)} output` +
+      `${t.thinkingTokens ? `, ${n(t.thinkingTokens)} thinking` : ''}; ${dollars}`,
+  ];
+  if (st.cacheMisses) lines.push(`${n(st.cacheMisses)} requests missing from the cache (--cache-only): run without --cache-only to fill it`);
+  if (st.corruptCacheEntries) lines.push(`${n(st.corruptCacheEntries)} corrupt cache entries ignored (first: ${st.cacheWarnings[0] ?? ''})`);
+  if (st.budgetExceeded) lines.push('stopped calling: --max-cost reached; results cover what was done before');
+  return lines.join('\n');
+}
+
+export function formatDryRun(r: DryRunReport): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)}`;
+  return (
+    `dry run (${r.provider}/${r.model}): ${n(r.calls)} calls would be made, ${n(r.cached)} answered from the cache; ` +
+    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})`
+  );
+}
+
+function describe(req: ChatRequest): string {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  const text = last && last.role === 'user' ? last.content : '';
+  return `${req.model}: "${text.length > 60 ? `${text.slice(0, 60)}...` : text}"`;
+}
+
+function summarise(req: ChatRequest): Record<string, unknown> {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  return {
+    lastUser: last && last.role === 'user' ? last.content.slice(0, 300) : null,
+    messages: req.messages.length,
+    tools: req.tools.map((t) => t.name),
+    systemChars: req.system.reduce((a, b) => a + b.text.length, 0),
+    thinking: req.thinking,
+  };
+}
+
+let countText: ((s: string) => number) | null = null;
+
+/** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
+export async function estimateInputTokens(req: ChatRequest): Promise<number> {
+  if (!countText) {
+    const mod = (await import('gpt-tokenizer')) as unknown as { countTokens: (s: string) => number };
+    countText = mod.countTokens;
+  }
+  const parts: string[] = req.system.map((b) => b.text);
+  for (const m of req.messages) {
+    if (m.role === 'user') parts.push(m.content);
+    else if (m.role === 'assistant') parts.push(m.text, JSON.stringify(m.calls));
+    else parts.push(...m.results.map((r) => r.content));
+  }
+  if (req.tools.length) parts.push(JSON.stringify(req.tools));
+  return parts.reduce((a, p) => a + countText!(p), 0) + 4 * req.messages.length;
+}
+
+// ---------------------------------------------------------------- embeddings
+
+export interface Embedder extends EmbeddingProvider {
+  /** Vectors taken from the disk cache / computed, since creation. */
+  stats(): { cached: number; computed: number; misses: number };
+}
+
+/** The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
+ * hash: an unchanged catalogue is not embedded again. --cache-only: a missing vector throws CacheMissError. */
+export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<Embedder> {
+  const env = tuning.env ?? process.env;
+  const id = (opts.embeddings ?? 'use') as EmbeddingId;
+  if (!['use', 'gemini', 'openai'].includes(id)) throw new UserError(`--embeddings: unknown provider "${id}"`, 'use one of use, gemini, openai');
+  const model = opts.embeddingModel ?? DEFAULT_EMBEDDING_MODELS[id];
+  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  let pc = { apiKey: '', baseUrl: undefined as string | undefined, model, timeoutMs: Math.round((opts.timeout || 60) * 1000) };
+  if (id !== 'use') {
+    // --base-url is for the embedder when it is the same provider as --provider, or no --provider is given.
+    const explicit = !opts.provider || opts.provider === id ? opts.baseUrl : undefined;
+    const baseUrl = baseUrlFrom(id, explicit, env);
+    const key = keyFrom(id, env).value ?? (keyOptional(id, baseUrl) ? LOCAL_PLACEHOLDER_KEY : undefined);
+    if (!key && !opts.cacheOnly) {
+      throw new UserError(`no API key for ${id} embeddings: ${KEY_VARS[id][0]} is not set`, `export ${KEY_VARS[id][0]}=..., use --embeddings use (offline), or --cache-only`);
+    }
+    pc = { ...pc, apiKey: key ?? '', baseUrl };
+  }
+  const cacheDir = opts.cacheDir ?? '.skillbench/cache';
+  const readCache = opts.cache !== false;
+  let inner: Promise<EmbeddingProvider> | null = null;
+  const counts = { cached: 0, computed: 0, misses: 0 };
+
+  return {
+    id,
+    model,
+    stats: () => ({ ...counts }),
+    async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
+      const files = inputs.map((x) => embeddingFile(cacheDir, id, model, embeddingKey(role, x.title, x.text)));
+      const out: (number[] | null)[] = readCache || opts.cacheOnly ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
+      const missing = out.flatMap((v, i) => (v ? [] : [i]));
+      counts.cached += inputs.length - missing.length;
+      if (missing.length) {
+        if (opts.cacheOnly) {
+          counts.misses += missing.length;
+          throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
+        }
+        inner ??= loadEmbeddingProvider(id, pc);
+        const p = await inner;
+        const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role));
+        counts.computed += missing.length;
+        await Promise.all(
+          missing.map((i, j) => {
+            out[i] = vectors[j]!;
+            return writeVector(files[i]!, { schema: 'skillbench.embedding', version: 1, provider: id, model, role, title: inputs[i]!.title ?? null, vector: vectors[j] });
+          }),
+        );
+      }
+      return out as number[][];
+    },
+  };
+}

@@ -1,0 +1,143 @@
+// CI gates. Rate gates: a selector's wrong or needless load above a maximum. Baseline gate: a paired comparison of
+// per-request outcomes against an earlier results file, failing only on a real regression: the exact two-sided
+// McNemar test (binomial on the discordant pairs) below alpha AND a minimum effect size (net worse requests, and
+// net worse as a share of the paired requests).
+import { UserError } from './errors.js';
+import { isCorrect, loaded } from './metrics.js';
+import type { GateVerdict, ResultsFile, SelectorMetrics, SelectorRun } from './types.js';
+
+export interface BaselineGateOptions {
+  /** Significance level of the exact McNemar test (default 0.05). */
+  alpha: number;
+  /** Net worse requests (worse - better) needed to fail (default 2). */
+  minRequests: number;
+  /** Net worse as a share of the paired requests needed to fail (default 0.05 = 5 percentage points). */
+  minRate: number;
+  /** Shown in messages. */
+  baselineFile?: string;
+}
+
+export const DEFAULT_GATE: BaselineGateOptions = { alpha: 0.05, minRequests: 2, minRate: 0.05 };
+
+/** Exact two-sided McNemar p-value: binomial(n = better + worse, 1/2), doubled tail at min(better, worse), capped at 1. */
+export function mcnemarExact(better: number, worse: number): number {
+  const n = better + worse;
+  if (n === 0) return 1;
+  const m = Math.min(better, worse);
+  // log pmf, built iteratively so large n neither overflows nor underflows.
+  let logPmf = -n * Math.LN2;
+  let tail = 0;
+  for (let i = 0; i <= m; i++) {
+    tail += Math.exp(logPmf);
+    logPmf += Math.log(n - i) - Math.log(i + 1);
+  }
+  return Math.min(1, 2 * tail);
+}
+
+interface Outcome {
+  text: string;
+  correct: boolean;
+  got: string | null;
+}
+
+/** Per request (keyed by id and text): correct when most of its error-free runs were correct; null when all failed. */
+function outcomes(run: SelectorRun, results: ResultsFile): Map<string, Outcome> {
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  const tally = new Map<string, { text: string; ok: number; n: number; got: string | null; firstRun: number }>();
+  for (const d of run.decisions) {
+    const r = byId.get(d.requestId);
+    if (!r || d.error !== undefined) continue;
+    const key = requestKey(r.id, r.text);
+    const t = tally.get(key) ?? { text: r.text, ok: 0, n: 0, got: loaded(d), firstRun: d.run };
+    t.n++;
+    if (isCorrect(d, r.gold)) t.ok++;
+    if (d.run < t.firstRun) {
+      t.firstRun = d.run;
+      t.got = loaded(d);
+    }
+    tally.set(key, t);
+  }
+  const out = new Map<string, Outcome>();
+  for (const [key, t] of tally) out.set(key, { text: t.text, correct: t.ok * 2 > t.n, got: t.got });
+  return out;
+}
+
+function requestKey(id: string, text: string): string {
+  return `${id}\u0000${text}`;
+}
+
+/** Compares every selector present in both files on the requests present in both (same id and text). */
+export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, opts: BaselineGateOptions = DEFAULT_GATE): GateVerdict {
+  const name = opts.baselineFile ?? 'the baseline';
+  const common = current.runs.filter((r) => !r.ceiling && baseline.runs.some((b) => b.selector === r.selector));
+  if (!common.length) {
+    throw new UserError(
+      `${name}: no selector in common with this run (baseline has ${baseline.runs.map((r) => r.selector).join(', ') || 'none'}; this run has ${current.runs.map((r) => r.selector).join(', ') || 'none'})`,
+      'pass --selectors with the selectors the baseline was run with, or write a new baseline',
+    );
+  }
+  const verdict: GateVerdict = { passed: true, reasons: [], flips: [], mcnemar: [] };
+  let pairedAny = false;
+  for (const run of common) {
+    const base = baseline.runs.find((b) => b.selector === run.selector)!;
+    const before = outcomes(base, baseline);
+    const after = outcomes(run, current);
+    let better = 0;
+    let worse = 0;
+    let n = 0;
+    for (const [key, now] of after) {
+      const then = before.get(key);
+      if (!then) continue;
+      n++;
+      if (then.correct === now.correct) continue;
+      if (now.correct) better++;
+      else worse++;
+      const requestId = key.slice(0, key.indexOf('\u0000'));
+      verdict.flips.push({ selector: run.selector, requestId, text: now.text, before: then.got, after: now.got, nowCorrect: now.correct });
+    }
+    if (n > 0) pairedAny = true;
+    const pValue = mcnemarExact(better, worse);
+    verdict.mcnemar!.push({ selector: run.selector, better, worse, pValue });
+    const net = worse - better;
+    if (n > 0 && pValue < opts.alpha && net >= opts.minRequests && net / n >= opts.minRate) {
+      verdict.passed = false;
+      verdict.reasons.push(
+        `${run.selector}: worse than ${name} on ${worse} of ${n} paired requests, better on ${better} ` +
+          `(net ${net}, ${((100 * net) / n).toFixed(1)} points; exact McNemar p = ${formatP(pValue)} < ${opts.alpha})`,
+      );
+    }
+  }
+  if (!pairedAny) {
+    throw new UserError(`${name}: no request in common with this run (requests are matched by id and text)`,
+      'run on the same request file as the baseline, or write a new baseline');
+  }
+  return verdict;
+}
+
+export interface RateGateOptions {
+  maxWrongLoad?: number;
+  maxNeedlessLoad?: number;
+}
+
+/** Reasons a selector breaks a rate gate (empty when all pass). Ceiling arms are not gated. */
+export function rateGateReasons(metrics: SelectorMetrics[], runs: SelectorRun[], opts: RateGateOptions): string[] {
+  const reasons: string[] = [];
+  for (const m of metrics) {
+    if (runs.find((r) => r.selector === m.selector)?.ceiling) continue;
+    if (opts.maxWrongLoad !== undefined && m.wrongLoad.rate !== null && m.wrongLoad.rate > opts.maxWrongLoad) {
+      reasons.push(`${m.selector}: wrong load ${pct(m.wrongLoad.rate)} (${m.wrongLoad.k}/${m.wrongLoad.n}) is above --max-wrong-load ${opts.maxWrongLoad}`);
+    }
+    if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.rate !== null && m.needlessLoad.rate > opts.maxNeedlessLoad) {
+      reasons.push(`${m.selector}: needless load ${pct(m.needlessLoad.rate)} (${m.needlessLoad.k}/${m.needlessLoad.n}) is above --max-needless-load ${opts.maxNeedlessLoad}`);
+    }
+  }
+  return reasons;
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+export function formatP(p: number): string {
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+}

@@ -1,0 +1,294 @@
+// The agent loop: call the model, execute the tools it calls, append the results, repeat until it answers or
+// --max-turns is reached. It records every call's prompt tokens (as the provider reports them) and what each level
+// of progressive disclosure brought into the conversation, so `progressive` and `load-all` can be compared on the
+// same request.
+import { BudgetExceededError, type ChatClient } from './client.js';
+import { ProviderError } from './errors.js';
+import { SkillLoader, type HarnessMode, type ToolLevel } from './loader.js';
+import { renderCatalogue, renderLoadAll } from './prompt.js';
+import type { SandboxOptions } from './sandbox.js';
+import { countTokens } from './tokenizer.js';
+import type { Catalogue, CatalogueFormat, Lane, Message, SystemBlock, ToolResult, Usage } from './types.js';
+
+export type { HarnessMode } from './loader.js';
+export const HARNESS_MODES: readonly HarnessMode[] = ['progressive', 'load-all'];
+export const DEFAULT_MAX_TURNS = 10;
+
+export const PROGRESSIVE_PREAMBLE =
+  'You are a helpful assistant with access to skills: folders of instructions, reference files and scripts for ' +
+  'specific tasks. The available skills are listed below. When a request matches a skill, call activate_skill with ' +
+  'its name before answering and follow the instructions it returns: read its files with read_skill_file and run ' +
+  'its scripts with run_skill_script when the instructions say so. When no skill fits, answer directly.';
+
+export const LOAD_ALL_PREAMBLE =
+  'You are a helpful assistant with access to skills: folders of instructions, reference files and scripts for ' +
+  'specific tasks. Every skill, with all of its files, is included below. When a request matches a skill, follow ' +
+  'its instructions, and run its scripts with run_skill_script when the instructions say so. When no skill fits, ' +
+  'answer directly.';
+
+/** Where the tokens of a conversation came from. `system` is level 1 in progressive mode (the catalogue) and the
+ *  whole load-all block in load-all mode. */
+export type TokenSource = 'system' | 'tools' | 'request' | 'bodies' | 'resources' | 'scripts' | 'assistant' | 'other';
+export const TOKEN_SOURCES: readonly TokenSource[] = ['system', 'tools', 'request', 'bodies', 'resources', 'scripts', 'assistant', 'other'];
+
+export type AgentClient = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
+
+export interface HarnessOptions {
+  mode: HarnessMode;
+  format?: CatalogueFormat;
+  maxTurns?: number;
+  sandbox?: SandboxOptions;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Cache sample index (repeats of the same request). */
+  sample?: number;
+  lane?: Lane;
+  /** Called after each model call and its tool executions (live trace). */
+  onCall?: (call: TraceCall) => void;
+}
+
+export interface TraceToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  level: ToolLevel;
+  isError: boolean;
+  /** Characters and offline-estimated tokens of the result sent back to the model. */
+  resultChars: number;
+  resultTokens: number;
+  /** Not executed: the turn limit was reached, nobody would read the result. */
+  skipped?: boolean;
+  /** The result text (kept for the trace and the JSON output). */
+  result: string;
+}
+
+export interface TraceCall {
+  /** 1-based. */
+  index: number;
+  usage: Usage;
+  /** Input tokens of every call so far, this one included. */
+  cumulativeInputTokens: number;
+  /** Offline estimate of what entered the prompt for the first time in this call. */
+  newTokens: number;
+  cached: boolean;
+  latencyMs: number;
+  costUsd: number;
+  text: string;
+  toolCalls: TraceToolCall[];
+}
+
+export interface LevelTokens {
+  source: TokenSource;
+  /** Tokens of what this source brought in, counted once (offline estimate, o200k). */
+  once: number;
+  /** The same tokens times the number of calls that carried them (what the source cost over the run, estimated). */
+  carried: number;
+}
+
+export interface AgentRun {
+  mode: HarnessMode;
+  request: string;
+  provider: string;
+  model: string;
+  /** The final answer, or null when the run stopped without one. */
+  answer: string | null;
+  stop: 'answer' | 'max-turns' | 'error';
+  error?: string;
+  calls: TraceCall[];
+  /** Sums over every call, from the provider's usage. */
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+  /** Input tokens of the last call: everything that entered the conversation once (provider count). */
+  finalPromptTokens: number;
+  /** inputTokens - finalPromptTokens: tokens sent again because the history is resent on every call. */
+  resentTokens: number;
+  levels: LevelTokens[];
+  /** Skills activated (progressive), in order. */
+  activated: string[];
+  scriptRuns: number;
+}
+
+/** Runs one request through the loop. Provider failures end the run with stop 'error' (the trace so far is kept). */
+export async function runAgent(client: AgentClient, catalogue: Catalogue, request: string, opts: HarnessOptions): Promise<AgentRun> {
+  const maxTurns = opts.maxTurns ?? DEFAULT_MAX_TURNS;
+  const loader = new SkillLoader(catalogue, { mode: opts.mode, sandbox: opts.sandbox });
+  const prefix = stablePrefix(catalogue, loader, opts.mode, opts.format ?? 'xml');
+  const messages: Message[] = [{ role: 'user', content: request }];
+  const ledger = new Ledger();
+  ledger.add('system', countTokens(prefix), 1);
+  ledger.add('request', countTokens(request), 1);
+
+  const run: AgentRun = {
+    mode: opts.mode,
+    request,
+    provider: client.provider,
+    model: client.model,
+    answer: null,
+    stop: 'max-turns',
+    calls: [],
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    costUsd: 0,
+    finalPromptTokens: 0,
+    resentTokens: 0,
+    levels: [],
+    activated: loader.activated,
+    scriptRuns: 0,
+  };
+
+  let lastTools = '';
+  let lastBlock = '';
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const tools = loader.tools();
+    const toolsText = JSON.stringify(tools);
+    if (toolsText !== lastTools) ledger.add('tools', countTokens(toolsText) - (lastTools ? countTokens(lastTools) : 0), turn);
+    lastTools = toolsText;
+    const block = loader.loadedBlock();
+    if (block !== lastBlock) ledger.add('other', countTokens(block) - (lastBlock ? countTokens(lastBlock) : 0), turn);
+    lastBlock = block;
+    const system: SystemBlock[] = [{ text: prefix, cache: true }];
+    if (block) system.push({ text: block });
+
+    let res;
+    try {
+      res = await client.chat(
+        { system, messages: [...messages], tools, maxOutputTokens: opts.maxOutputTokens, temperature: opts.temperature },
+        { sample: opts.sample, lane: opts.lane },
+      );
+    } catch (err) {
+      if (err instanceof ProviderError || err instanceof BudgetExceededError) {
+        run.stop = 'error';
+        run.error = err.message;
+        break;
+      }
+      throw err;
+    }
+    const { response } = res;
+    run.inputTokens += response.usage.inputTokens;
+    run.outputTokens += response.usage.outputTokens + response.usage.thinkingTokens;
+    run.cachedInputTokens += response.usage.cachedInputTokens;
+    run.costUsd += res.costUsd;
+    const trace: TraceCall = {
+      index: turn,
+      usage: response.usage,
+      cumulativeInputTokens: run.inputTokens,
+      newTokens: 0,
+      cached: res.cached,
+      latencyMs: Math.round(res.latencyMs),
+      costUsd: res.costUsd,
+      text: response.text,
+      toolCalls: [],
+    };
+    run.calls.push(trace);
+
+    if (response.calls.length === 0) {
+      run.answer = response.text;
+      run.stop = 'answer';
+      trace.newTokens = ledger.newAt(turn);
+      opts.onCall?.(trace);
+      break;
+    }
+    messages.push({ role: 'assistant', text: response.text, calls: response.calls, raw: response.raw });
+    // The next call carries this assistant turn and the tool results.
+    ledger.add('assistant', countTokens(response.text + JSON.stringify(response.calls.map((c) => ({ name: c.name, args: c.args })))), turn + 1);
+
+    const results: ToolResult[] = [];
+    const lastTurn = turn === maxTurns;
+    for (const call of response.calls) {
+      if (lastTurn) {
+        trace.toolCalls.push({ id: call.id, name: call.name, args: call.args, level: 'error', isError: false, resultChars: 0, resultTokens: 0, skipped: true, result: '' });
+        continue;
+      }
+      const done = await loader.execute(call);
+      results.push(done.result);
+      const tokens = countTokens(done.result.content);
+      ledger.add(sourceOf(done.level), tokens, turn + 1);
+      if (done.level === 'script') run.scriptRuns++;
+      trace.toolCalls.push({
+        id: call.id,
+        name: call.name,
+        args: call.args,
+        level: done.level,
+        isError: Boolean(done.result.isError),
+        resultChars: done.result.content.length,
+        resultTokens: tokens,
+        result: done.result.content,
+      });
+    }
+    trace.newTokens = ledger.newAt(turn);
+    opts.onCall?.(trace);
+    if (lastTurn) break;
+    messages.push({ role: 'tool', results });
+  }
+
+  const n = run.calls.length;
+  run.finalPromptTokens = n ? run.calls[n - 1]!.usage.inputTokens : 0;
+  run.resentTokens = run.inputTokens - run.finalPromptTokens;
+  run.levels = ledger.summary(n);
+  return run;
+}
+
+/** The system text that never changes during a run: the preamble and level 1 (progressive) or everything (load-all). */
+export function stablePrefix(catalogue: Catalogue, loader: SkillLoader, mode: HarnessMode, format: CatalogueFormat): string {
+  if (mode === 'load-all') return `${LOAD_ALL_PREAMBLE}\n\n${renderLoadAll(catalogue.skills, loader.readResource)}`;
+  return `${PROGRESSIVE_PREAMBLE}\n\n${renderCatalogue(catalogue.skills, format)}`;
+}
+
+function sourceOf(level: ToolLevel): TokenSource {
+  switch (level) {
+    case 'body':
+      return 'bodies';
+    case 'resource':
+      return 'resources';
+    case 'script':
+      return 'scripts';
+    default:
+      return 'other';
+  }
+}
+
+/** What entered the conversation, from which source, at which call (each item is then resent on every later call). */
+class Ledger {
+  private items: { source: TokenSource; tokens: number; firstCall: number }[] = [];
+  add(source: TokenSource, tokens: number, firstCall: number): void {
+    if (tokens !== 0) this.items.push({ source, tokens, firstCall });
+  }
+  newAt(call: number): number {
+    return this.items.filter((i) => i.firstCall === call).reduce((s, i) => s + i.tokens, 0);
+  }
+  summary(calls: number): LevelTokens[] {
+    return TOKEN_SOURCES.map((source) => {
+      const sent = this.items.filter((i) => i.source === source && i.firstCall <= calls);
+      return {
+        source,
+        once: sent.reduce((s, i) => s + i.tokens, 0),
+        carried: sent.reduce((s, i) => s + i.tokens * (calls - i.firstCall + 1), 0),
+      };
+    });
+  }
+}
+
+/** The label of each token source in the trace, by mode. */
+export function sourceLabel(source: TokenSource, mode: HarnessMode): string {
+  switch (source) {
+    case 'system':
+      return mode === 'progressive' ? 'catalogue (level 1)' : 'all skills (load-all)';
+    case 'bodies':
+      return 'skill bodies (level 2)';
+    case 'resources':
+      return 'files read (level 3)';
+    case 'scripts':
+      return 'script output (level 3)';
+    case 'tools':
+      return 'tool declarations';
+    case 'request':
+      return 'request';
+    case 'assistant':
+      return "model's tool calls";
+    case 'other':
+      return 'other (refusals, loaded list, profile tools)';
+  }
+}

@@ -1,0 +1,287 @@
+// Metrics of one selector run: pure functions of the decisions and the requests, so every figure can be recomputed
+// from a results file. Definitions (docs/eval-trigger.md):
+// - a decision with `error` is a failed call: counted apart, left out of every denominator;
+// - covered request (gold set): correct when the first skill loaded is the gold one; anything else (another skill,
+//   a name outside the catalogue, nothing) is a wrong load;
+// - uncovered request (gold null): correct when nothing is loaded; any load (also of an unknown name) is needless.
+import type {
+  Decision,
+  EvalRequest,
+  Failure,
+  Rate,
+  ScoredSkill,
+  SelectorMetrics,
+  SelectorRun,
+  SweepPoint,
+} from './types.js';
+
+/** z for a two-sided 95% interval. */
+const Z95 = 1.959963984540054;
+
+/** Wilson score interval (95%) of k successes out of n. */
+export function wilson(k: number, n: number): Rate {
+  if (n === 0) return { k, n, rate: null, low: null, high: null };
+  const p = k / n;
+  const z2 = Z95 * Z95;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  // The interval reaches 0 (k = 0) and 1 (k = n) exactly; rounding would leave 1e-17 off.
+  return { k, n, rate: p, low: k === 0 ? 0 : Math.max(0, centre - half), high: k === n ? 1 : Math.min(1, centre + half) };
+}
+
+/** What a decision loaded: the catalogue skill, else the unknown name asked for, else null. */
+export function loaded(d: Decision): string | null {
+  return d.chosen ?? d.rawChoice ?? null;
+}
+
+/** True when the decision is right for its request (errors are neither right nor wrong: check `error` first). */
+export function isCorrect(d: Decision, gold: string | null): boolean {
+  if (gold === null) return d.chosen === null && !d.rawChoice;
+  return d.chosen === gold;
+}
+
+function requestIndex(requests: EvalRequest[]): Map<string, EvalRequest> {
+  return new Map(requests.map((r) => [r.id, r]));
+}
+
+/** Pairs each decision with its request; decisions of unknown requests are ignored (a results file is validated). */
+function paired(run: SelectorRun, requests: EvalRequest[]): { d: Decision; r: EvalRequest }[] {
+  const byId = requestIndex(requests);
+  const out: { d: Decision; r: EvalRequest }[] = [];
+  for (const d of run.decisions) {
+    const r = byId.get(d.requestId);
+    if (r) out.push({ d, r });
+  }
+  return out;
+}
+
+/** Accuracy, wrong load and needless load of a list of (decision, request) pairs, errors left out. */
+export function rates(pairs: { d: Decision; r: EvalRequest }[]): { accuracy: Rate; wrongLoad: Rate; needlessLoad: Rate; errors: number } {
+  let correct = 0;
+  let n = 0;
+  let covered = 0;
+  let wrong = 0;
+  let uncovered = 0;
+  let needless = 0;
+  let errors = 0;
+  for (const { d, r } of pairs) {
+    if (d.error !== undefined) {
+      errors++;
+      continue;
+    }
+    n++;
+    const ok = isCorrect(d, r.gold);
+    if (ok) correct++;
+    if (r.gold !== null) {
+      covered++;
+      if (!ok) wrong++;
+    } else {
+      uncovered++;
+      if (!ok) needless++;
+    }
+  }
+  return { accuracy: wilson(correct, n), wrongLoad: wilson(wrong, covered), needlessLoad: wilson(needless, uncovered), errors };
+}
+
+// ---------------------------------------------------------------- thresholds
+
+/** One scored request: its gold and the best candidate (null when the selector had none). */
+export interface ScoredItem {
+  gold: string | null;
+  top: ScoredSkill | null;
+}
+
+/** The decision a score selector makes at a threshold: the top skill when its score reaches it, else none. */
+export function chooseAt(scores: ScoredSkill[] | undefined, threshold: number): string | null {
+  const top = scores?.[0];
+  return top && top.score >= threshold ? top.name : null;
+}
+
+/** Wrong and needless load when the top skill is loaded at `score >= threshold`. */
+export function pointAt(items: ScoredItem[], threshold: number): SweepPoint {
+  let covered = 0;
+  let wrong = 0;
+  let uncovered = 0;
+  let needless = 0;
+  for (const it of items) {
+    const load = it.top && it.top.score >= threshold ? it.top.name : null;
+    if (it.gold !== null) {
+      covered++;
+      if (load !== it.gold) wrong++;
+    } else {
+      uncovered++;
+      if (load !== null) needless++;
+    }
+  }
+  const wrongLoad = covered ? wrong / covered : null;
+  const needlessLoad = uncovered ? needless / uncovered : null;
+  const parts = [wrongLoad, needlessLoad].filter((x): x is number => x !== null);
+  const mean = parts.length ? parts.reduce((a, b) => a + b, 0) / parts.length : null;
+  return { threshold, wrongLoad, needlessLoad, mean };
+}
+
+/** Margin of the candidate thresholds below the lowest and above the highest score. */
+const EDGE = 1e-3;
+
+/**
+ * Candidate thresholds: the midpoint between every two consecutive distinct top scores, plus one just below the
+ * lowest (load everything) and one just above the highest (load nothing). Between two consecutive scores every
+ * threshold gives the same decisions, so this set covers every distinct outcome.
+ */
+export function candidateThresholds(items: ScoredItem[]): number[] {
+  const scores = [...new Set(items.flatMap((it) => (it.top ? [it.top.score] : [])))].sort((a, b) => a - b);
+  if (!scores.length) return [];
+  const out = [scores[0]! - EDGE];
+  for (let i = 1; i < scores.length; i++) out.push((scores[i - 1]! + scores[i]!) / 2);
+  out.push(scores[scores.length - 1]! + EDGE);
+  return out;
+}
+
+/** The threshold sweep: wrong load, needless load and their mean at every candidate threshold, ascending. */
+export function sweep(items: ScoredItem[], thresholds: number[] = candidateThresholds(items)): SweepPoint[] {
+  return thresholds.map((t) => pointAt(items, t));
+}
+
+/** The point with the lowest mean of wrong and needless load; ties go to the lowest threshold. */
+export function bestPoint(points: SweepPoint[]): SweepPoint | null {
+  let best: SweepPoint | null = null;
+  for (const p of points) {
+    if (p.mean === null) continue;
+    if (!best || p.mean < best.mean! - 1e-12) best = p;
+  }
+  return best;
+}
+
+/** Scored items of a run (first run only for repeated score selectors; errors left out). */
+export function scoredItems(run: SelectorRun, requests: EvalRequest[]): ScoredItem[] {
+  return paired(run, requests)
+    .filter(({ d }) => d.error === undefined && d.scores !== undefined)
+    .map(({ d, r }) => ({ gold: r.gold, top: d.scores![0] ?? null }));
+}
+
+/** The threshold that minimises mean(wrong, needless) on these scores, or null when there is nothing to choose on. */
+export function chooseThreshold(items: ScoredItem[]): number | null {
+  return bestPoint(sweep(items))?.threshold ?? null;
+}
+
+/** Separability of positives and negatives by the top score. */
+export function separability(items: ScoredItem[]): NonNullable<SelectorMetrics['separability']> {
+  let lowestCorrectPositive: number | null = null;
+  let highestNegative: number | null = null;
+  for (const it of items) {
+    if (!it.top) continue;
+    if (it.gold !== null && it.top.name === it.gold) {
+      lowestCorrectPositive = lowestCorrectPositive === null ? it.top.score : Math.min(lowestCorrectPositive, it.top.score);
+    }
+    if (it.gold === null) {
+      highestNegative = highestNegative === null ? it.top.score : Math.max(highestNegative, it.top.score);
+    }
+  }
+  const points = sweep(items);
+  const best = bestPoint(points);
+  return {
+    lowestCorrectPositive,
+    highestNegative,
+    separable: lowestCorrectPositive !== null && (highestNegative === null || lowestCorrectPositive > highestNegative),
+    bestThreshold: best?.threshold ?? null,
+    bestMean: best?.mean ?? null,
+    sweep: points,
+  };
+}
+
+// ---------------------------------------------------------------- recall, confusion, failures, flakiness
+
+/** Top-1 and top-3 recall of the gold skill in the ranked candidates (covered requests, first run, no errors). */
+export function recall(run: SelectorRun, requests: EvalRequest[]): { top1: Rate; top3: Rate } {
+  let n = 0;
+  let top1 = 0;
+  let top3 = 0;
+  for (const { d, r } of paired(run, requests)) {
+    if (r.gold === null || d.error !== undefined || d.scores === undefined || d.run !== 0) continue;
+    n++;
+    const rank = d.scores.findIndex((s) => s.name === r.gold);
+    if (rank === 0) top1++;
+    if (rank >= 0 && rank < 3) top3++;
+  }
+  return { top1: wilson(top1, n), top3: wilson(top3, n) };
+}
+
+export function confusion(pairs: { d: Decision; r: EvalRequest }[]): SelectorMetrics['confusion'] {
+  const counts = new Map<string, { gold: string; got: string | null; count: number }>();
+  for (const { d, r } of pairs) {
+    if (d.error !== undefined || r.gold === null || isCorrect(d, r.gold)) continue;
+    const got = loaded(d);
+    const key = JSON.stringify([r.gold, got]);
+    const entry = counts.get(key) ?? { gold: r.gold, got, count: 0 };
+    entry.count++;
+    counts.set(key, entry);
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.gold.localeCompare(b.gold) || String(a.got).localeCompare(String(b.got)));
+}
+
+export function failures(pairs: { d: Decision; r: EvalRequest }[]): Failure[] {
+  const out: Failure[] = [];
+  for (const { d, r } of pairs) {
+    if (d.error === undefined && isCorrect(d, r.gold)) continue;
+    const f: Failure = { requestId: r.id, text: r.text, expected: r.gold, got: loaded(d), run: d.run };
+    if (d.scores?.[0]) f.score = d.scores[0].score;
+    if (d.error !== undefined) f.error = d.error;
+    out.push(f);
+  }
+  return out;
+}
+
+/** Requests whose choice differs between runs (errors left out), in request order. */
+export function flaky(pairs: { d: Decision; r: EvalRequest }[]): NonNullable<SelectorMetrics['flaky']> {
+  const byRequest = new Map<string, { r: EvalRequest; choices: (string | null)[] }>();
+  for (const { d, r } of pairs) {
+    if (d.error !== undefined) continue;
+    const entry = byRequest.get(r.id) ?? { r, choices: [] };
+    entry.choices[d.run] = loaded(d);
+    byRequest.set(r.id, entry);
+  }
+  const out: NonNullable<SelectorMetrics['flaky']> = [];
+  for (const { r, choices } of byRequest.values()) {
+    const present = choices.filter((c) => c !== undefined);
+    if (new Set(present).size > 1) out.push({ requestId: r.id, text: r.text, choices: present });
+  }
+  return out;
+}
+
+/** Share of a request's runs that loaded its gold skill (or nothing, for an uncovered request). */
+export function triggerRate(choices: (string | null)[], gold: string | null): number {
+  return choices.length ? choices.filter((c) => c === gold).length / choices.length : 0;
+}
+
+// ---------------------------------------------------------------- everything for one run
+
+export function computeMetrics(run: SelectorRun, requests: EvalRequest[]): SelectorMetrics {
+  const pairs = paired(run, requests);
+  const { accuracy, wrongLoad, needlessLoad, errors } = rates(pairs);
+  const withUsage = run.decisions.filter((d) => d.usage);
+  const meanInputTokens = withUsage.length
+    ? withUsage.reduce((sum, d) => sum + d.usage!.inputTokens, 0) / withUsage.length
+    : null;
+  const costUsd = run.decisions.reduce((sum, d) => sum + (d.costUsd ?? 0), 0) + (run.extraCostUsd ?? 0);
+  const metrics: SelectorMetrics = {
+    selector: run.selector,
+    decisions: run.decisions.length,
+    accuracy,
+    wrongLoad,
+    needlessLoad,
+    errors,
+    meanInputTokens,
+    costUsd,
+    confusion: confusion(pairs),
+    failures: failures(pairs),
+  };
+  const hasScores = run.decisions.some((d) => d.scores !== undefined);
+  if (run.kind === 'score') {
+    metrics.separability = separability(scoredItems({ ...run, decisions: run.decisions.filter((d) => d.run === 0) }, requests));
+  }
+  if (hasScores) metrics.recall = recall(run, requests);
+  const runs = new Set(run.decisions.map((d) => d.run));
+  if (runs.size > 1) metrics.flaky = flaky(pairs);
+  return metrics;
+}

@@ -1,0 +1,93 @@
+// Provider defaults (keys, base-URL variables, default models, concurrency) and lazy loading of the provider modules:
+// each SDK is imported only when a call is about to be made, so `skillbench --help` stays instant.
+import type { ChatProvider, EmbeddingProvider, ProviderId } from '../types.js';
+import { isLocalBaseUrl } from './pricing.js';
+import type { ProviderConfig } from './shared.js';
+
+export type { ProviderConfig } from './shared.js';
+export type EmbeddingId = EmbeddingProvider['id'];
+
+export const PROVIDERS: ProviderId[] = ['gemini', 'anthropic', 'openai'];
+
+/** API key variables, in the order they are read. */
+export const KEY_VARS: Record<ProviderId, string[]> = {
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+};
+
+/** The SDKs' own base-URL variables; `--base-url` wins over them. */
+export const BASE_URL_VARS: Record<ProviderId, string> = {
+  gemini: 'GOOGLE_GEMINI_BASE_URL',
+  anthropic: 'ANTHROPIC_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+};
+
+/** The cheap tool-calling model of each provider. */
+export const DEFAULT_MODELS: Record<ProviderId, string> = {
+  gemini: 'gemini-2.5-flash',
+  anthropic: 'claude-haiku-4-5',
+  openai: 'gpt-4o-mini',
+};
+
+export const DEFAULT_EMBEDDING_MODELS: Record<EmbeddingId, string> = {
+  use: 'use-lite-512',
+  gemini: 'gemini-embedding-2',
+  openai: 'text-embedding-3-small',
+};
+
+/** Placeholder key for OpenAI-compatible local servers, which ignore it (the SDK refuses an empty one). */
+export const LOCAL_PLACEHOLDER_KEY = 'skillbench-local-no-key';
+
+export function keyFrom(provider: ProviderId, env: NodeJS.ProcessEnv): { value?: string; variable?: string } {
+  for (const v of KEY_VARS[provider]) {
+    const value = env[v];
+    if (value && value.trim()) return { value: value.trim(), variable: v };
+  }
+  return {};
+}
+
+export function baseUrlFrom(provider: ProviderId, explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const v = explicit ?? env[BASE_URL_VARS[provider]];
+  return v && v.trim() ? v.trim().replace(/\/+$/, '') : undefined;
+}
+
+/** An OpenAI-compatible server that is not api.openai.com needs no real key. */
+export function keyOptional(provider: ProviderId, baseUrl: string | undefined): boolean {
+  if (provider !== 'openai' || !baseUrl) return false;
+  try {
+    return new URL(baseUrl).hostname !== 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/** Cloud APIs: 4 parallel calls (well under every paid tier's limits); a local server (one GPU): 2. */
+export function defaultConcurrency(provider: ProviderId, baseUrl: string | undefined): number {
+  return provider === 'openai' && (isLocalBaseUrl(baseUrl) || keyOptional(provider, baseUrl)) ? 2 : 4;
+}
+
+export async function loadChatProvider(id: ProviderId, cfg: ProviderConfig): Promise<ChatProvider> {
+  switch (id) {
+    case 'gemini':
+      return (await import('./gemini.js')).createGeminiProvider(cfg);
+    case 'anthropic':
+      return (await import('./anthropic.js')).createAnthropicProvider(cfg);
+    case 'openai':
+      return (await import('./openai.js')).createOpenAIProvider(cfg);
+  }
+}
+
+export async function loadEmbeddingProvider(id: EmbeddingId, cfg: ProviderConfig): Promise<EmbeddingProvider> {
+  switch (id) {
+    case 'use':
+      return (await import('./use.js')).createUseEmbedder();
+    case 'gemini':
+      return (await import('./gemini.js')).createGeminiEmbedder(cfg);
+    case 'openai':
+      return (await import('./openai.js')).createOpenAIEmbedder(cfg);
+  }
+}
+
+export { createBm25 } from './bm25.js';
+export { priceOf, costOf } from './pricing.js';

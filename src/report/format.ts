@@ -1,0 +1,97 @@
+// Formatting shared by the report formats, so that every format prints a figure the same way, and the per-decision
+// outcome that the row formats (CSV, JUnit) show. Outcomes use metrics.ts's own definitions (isCorrect, loaded).
+import { computeMetrics, isCorrect, loaded } from '../metrics.js';
+import type { Decision, EvalRequest, Rate, ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
+
+export type Outcome = 'correct' | 'wrong-load' | 'needless-load' | 'error';
+
+/** What one decision counts as: an error apart, else right, else a wrong load (covered) or a needless load. */
+export function outcomeOf(d: Decision, gold: string | null): Outcome {
+  if (d.error !== undefined) return 'error';
+  if (isCorrect(d, gold)) return 'correct';
+  return gold === null ? 'needless-load' : 'wrong-load';
+}
+
+export { loaded };
+
+/** Each decision of a run paired with its request, in the run's order (decisions of unknown requests skipped). */
+export function decisionRows(results: ResultsFile, run: SelectorRun): { d: Decision; r: EvalRequest }[] {
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  const rows: { d: Decision; r: EvalRequest }[] = [];
+  for (const d of run.decisions) {
+    const r = byId.get(d.requestId);
+    if (r) rows.push({ d, r });
+  }
+  return rows;
+}
+
+/** True when some request of some run was repeated (--runs N): row names then carry the run number. */
+export function hasRepeats(results: ResultsFile): boolean {
+  return results.runs.some((run) => run.decisions.some((d) => d.run > 0));
+}
+
+/** 12.5% (one decimal), or n/a for an empty rate. */
+export function pct(x: number | null | undefined, digits = 1): string {
+  return x === null || x === undefined ? 'n/a' : `${(100 * x).toFixed(digits)}%`;
+}
+
+/** `12.5% (3/24)`. */
+export function rateText(r: Rate): string {
+  return r.rate === null ? `n/a (0/0)` : `${pct(r.rate)} (${r.k}/${r.n})`;
+}
+
+/** `[4.3–31.0]` percent bounds of the Wilson interval, or '' for an empty rate. */
+export function intervalText(r: Rate): string {
+  if (r.low === null || r.high === null) return '';
+  return `[${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}]`;
+}
+
+export function int(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function usd(n: number): string {
+  return n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(6)}` : `$${n.toFixed(4)}`;
+}
+
+export function score(n: number | undefined): string {
+  return n === undefined ? '' : n.toFixed(3);
+}
+
+/** `0.550 (optimistic)` for a score selector's threshold, '' otherwise. */
+export function thresholdText(run: SelectorRun): string {
+  return run.threshold ? `${run.threshold.value.toFixed(3)} (${run.threshold.source})` : '';
+}
+
+/** Selector label with the ceiling marked in words, never by colour alone. */
+export function selectorLabel(run: SelectorRun): string {
+  return run.ceiling ? `${run.selector} (ceiling)` : run.selector;
+}
+
+export function skillText(name: string | null): string {
+  return name ?? '(none)';
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+/** What every format is rendered from: the results file, its metrics recomputed, and an optional baseline. */
+export interface ReportInput {
+  results: ResultsFile;
+  /** One per run, in the order of results.runs. */
+  metrics: SelectorMetrics[];
+  baseline?: { file: string; results: ResultsFile; metrics: SelectorMetrics[] };
+}
+
+export function reportInput(results: ResultsFile, baseline?: { file: string; results: ResultsFile }): ReportInput {
+  const metricsOf = (r: ResultsFile) => r.runs.map((run) => computeMetrics(run, r.requests));
+  return {
+    results,
+    metrics: metricsOf(results),
+    ...(baseline ? { baseline: { ...baseline, metrics: metricsOf(baseline.results) } } : {}),
+  };
+}

@@ -1,0 +1,332 @@
+// The HTML report: one self-contained file (inline CSS, a few lines of inline script, SVG charts rendered in Node),
+// which loads nothing from the network; a Content-Security-Policy says so to the browser as well. Every piece of
+// text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
+import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
+import { confusionSpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
+import { escapeHtml as e, hasRepeats, int, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+
+export async function renderHtml(input: ReportInput): Promise<string> {
+  const { results, metrics } = input;
+  const sections: string[] = [];
+  sections.push(await summarySection(input));
+  if (input.baseline) sections.push(baselineSection(input));
+  if (results.gate) sections.push(gateSection(results));
+  const scoreRuns = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ run }) => run.kind === 'score');
+  if (scoreRuns.length) sections.push(await scoreSection(results, scoreRuns));
+  const confused = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ m }) => m.confusion.length);
+  if (confused.length) sections.push(await confusionSection(confused));
+  const flaky = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ m }) => m.flaky?.length);
+  if (flaky.length) sections.push(flakySection(flaky));
+  if (results.tokenAudit) sections.push(await tokenSection(results));
+  sections.push(failureSection(results, metrics));
+  sections.push(settingsSection(results));
+
+  const nav = [...sections.join('').matchAll(/<section id="([a-z-]+)"><h2>([^<]+)<\/h2>/g)]
+    .map(([, id, title]) => `<a href="#${id}">${title}</a>`)
+    .join('');
+  const title = `skillbench ${results.command} report`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="generator" content="skillbench ${e(results.skillbenchVersion)}">
+<title>${e(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+<div class="title"><h1>skillbench <span>${e(results.command)}</span></h1>${gateBadge(results)}</div>
+<p class="meta">${metaLine(results)}</p>
+<nav>${nav}</nav>
+</header>
+<main>
+${sections.join('\n')}
+</main>
+<footer>Rendered by skillbench ${e(results.skillbenchVersion)} from a results file (schema ${e(results.schema)} v${results.version}); every figure is recomputed from its decisions. This page loads nothing from the network.</footer>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function metaLine(results: ResultsFile): string {
+  const parts = [
+    `${results.requests.length} requests`,
+    `${results.catalogue.skills.length} skills from <code>${e(results.catalogue.source)}</code>`,
+    `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'}`,
+    results.catalogue.format ? `catalogue format ${e(results.catalogue.format)}` : '',
+    `created ${e(when(results.createdAt))}`,
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/** `2026-11-29 12:00 UTC` from an ISO date; the text as it is when it is not one. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function gateBadge(results: ResultsFile): string {
+  if (!results.gate) return '';
+  return results.gate.passed
+    ? '<span class="badge pass">✓ gate passed</span>'
+    : '<span class="badge fail">✗ gate failed</span>';
+}
+
+// ---------------------------------------------------------------- summary
+
+async function summarySection(input: ReportInput): Promise<string> {
+  const { results, metrics } = input;
+  const rows = results.runs.map((run, i) => {
+    const m = metrics[i]!;
+    return `<tr data-selector="${e(run.selector)}"${run.ceiling ? ' class="ceiling"' : ''}>
+<th scope="row">${e(run.selector)}${run.ceiling ? ' <span class="tag">ceiling</span>' : ''}</th>
+<td>${e(run.kind)}${run.provider ? `<div class="sub">${e(run.provider)}${run.model ? ` · ${e(run.model)}` : ''}</div>` : ''}</td>
+${rateCell('wrongLoad', m.wrongLoad)}
+${rateCell('needlessLoad', m.needlessLoad)}
+${rateCell('accuracy', m.accuracy)}
+<td class="num" data-metric="errors" data-value="${m.errors}">${m.errors}</td>
+<td class="num" data-metric="decisions" data-value="${m.decisions}">${int(m.decisions)}</td>
+<td class="num" data-metric="meanInputTokens" data-value="${m.meanInputTokens ?? ''}">${m.meanInputTokens === null ? '–' : int(m.meanInputTokens)}</td>
+<td class="num" data-metric="costUsd" data-value="${m.costUsd}">${usd(m.costUsd)}</td>
+<td>${e(thresholdText(run)) || '–'}</td>
+</tr>`;
+  });
+  const chart = metrics.some((m) => m.wrongLoad.rate !== null || m.needlessLoad.rate !== null)
+    ? `<figure class="chart">${await renderSvg(ratesSpec(results.runs, metrics))}</figure>`
+    : '';
+  return `<section id="summary"><h2>Summary</h2>
+<p class="lede"><b>Wrong load</b>: requests that need a skill where the first skill loaded is not the expected one (loading nothing counts).
+<b>Needless load</b>: requests that need no skill where one was loaded. Failed calls are counted apart. Intervals are 95% Wilson.</p>
+<div class="scroll"><table class="summary">
+<thead><tr><th>selector</th><th>kind</th><th>wrong load</th><th>needless load</th><th>accuracy</th><th>errors</th><th>decisions</th><th>mean input tokens</th><th>cost</th><th>threshold</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody>
+</table></div>
+${chart}
+</section>`;
+}
+
+function rateCell(metric: string, r: SelectorMetrics['wrongLoad']): string {
+  const ci = intervalText(r);
+  return `<td class="num rate" data-metric="${metric}" data-k="${r.k}" data-n="${r.n}" data-rate="${r.rate ?? ''}">` +
+    `<span class="pct">${pct(r.rate)}</span> <span class="kn">${r.k}/${r.n}</span>${ci ? `<div class="sub">${ci}</div>` : ''}</td>`;
+}
+
+// ---------------------------------------------------------------- baseline and gate
+
+function baselineSection(input: ReportInput): string {
+  const base = input.baseline!;
+  const rows = input.results.runs.map((run, i) => {
+    const now = input.metrics[i]!;
+    const j = base.results.runs.findIndex((b) => b.selector === run.selector);
+    const then = j >= 0 ? base.metrics[j] : undefined;
+    const test = input.results.gate?.mcnemar?.find((t) => t.selector === run.selector);
+    const pair = (a: SelectorMetrics['wrongLoad'] | undefined, b: SelectorMetrics['wrongLoad']) =>
+      `<td class="num">${a ? `${pct(a.rate)} <span class="kn">${a.k}/${a.n}</span>` : '–'}</td><td class="num">${pct(b.rate)} <span class="kn">${b.k}/${b.n}</span>${delta(a?.rate, b.rate)}</td>`;
+    return `<tr><th scope="row">${e(selectorLabel(run))}</th>${pair(then?.wrongLoad, now.wrongLoad)}${pair(then?.needlessLoad, now.needlessLoad)}` +
+      `<td class="num">${test?.better ?? '–'}</td><td class="num">${test?.worse ?? '–'}</td><td class="num">${test ? test.pValue.toPrecision(3) : '–'}</td></tr>`;
+  });
+  return `<section id="baseline"><h2>Against the baseline</h2>
+<p class="lede">Baseline: <code>${e(base.file)}</code> (${e(base.results.createdAt)}, ${base.results.requests.length} requests). Better and worse count the paired requests whose outcome changed; p is the exact McNemar test.</p>
+<div class="scroll"><table>
+<thead><tr><th rowspan="2">selector</th><th colspan="2">wrong load</th><th colspan="2">needless load</th><th rowspan="2">better</th><th rowspan="2">worse</th><th rowspan="2">McNemar p</th></tr>
+<tr><th>baseline</th><th>now</th><th>baseline</th><th>now</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+</section>`;
+}
+
+function delta(before: number | null | undefined, after: number | null): string {
+  if (before === null || before === undefined || after === null) return '';
+  const d = 100 * (after - before);
+  if (Math.abs(d) < 0.05) return ' <span class="delta">±0</span>';
+  // Lower is better for both rates.
+  return ` <span class="delta ${d > 0 ? 'worse' : 'better'}">${d > 0 ? '▲ +' : '▼ '}${d.toFixed(1)} pts</span>`;
+}
+
+function gateSection(results: ResultsFile): string {
+  const gate = results.gate!;
+  const reasons = gate.reasons.length
+    ? `<ul class="reasons">${gate.reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>`
+    : '<p>No regression against the baseline.</p>';
+  const flips = [...gate.flips].sort((a, b) => Number(a.nowCorrect) - Number(b.nowCorrect));
+  const flipTable = flips.length
+    ? `<h3>Requests that flipped (${flips.length})</h3><div class="scroll"><table class="flips"><thead><tr><th>selector</th><th>request</th><th>before</th><th>after</th><th>now</th></tr></thead><tbody>
+${flips.map((f) => `<tr class="${f.nowCorrect ? 'better' : 'worse'}"><td>${e(f.selector)}</td><td><code>${e(f.requestId)}</code> ${e(f.text)}</td><td>${e(skillText(f.before))}</td><td>${e(skillText(f.after))}</td><td>${f.nowCorrect ? '✓ right' : '✗ wrong'}</td></tr>`).join('\n')}
+</tbody></table></div>`
+    : '';
+  return `<section id="gate"><h2>Gate</h2>
+<p class="verdict ${gate.passed ? 'pass' : 'fail'}">${gate.passed ? '✓ passed' : '✗ failed'}</p>
+${reasons}
+${flipTable}
+</section>`;
+}
+
+// ---------------------------------------------------------------- score selectors
+
+async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: SelectorMetrics }[]): Promise<string> {
+  const blocks: string[] = [];
+  for (const { run, m } of runs) {
+    const s = m.separability;
+    const facts = [
+      ['threshold used', thresholdText(run) || '–'],
+      ['lowest score of a correctly ranked positive', s ? score(s.lowestCorrectPositive ?? undefined) || '–' : '–'],
+      ['highest score of a request that needs no skill', s ? score(s.highestNegative ?? undefined) || '–' : '–'],
+      ['a threshold separates them', s ? (s.separable ? 'yes' : 'no') : '–'],
+      ['best threshold on these requests (optimistic)', s?.bestThreshold !== null && s?.bestThreshold !== undefined ? `${score(s.bestThreshold)} (mean ${pct(s.bestMean)})` : '–'],
+      ['top-1 recall', m.recall ? `${pct(m.recall.top1.rate)} (${m.recall.top1.k}/${m.recall.top1.n})` : '–'],
+      ['top-3 recall', m.recall ? `${pct(m.recall.top3.rate)} (${m.recall.top3.k}/${m.recall.top3.n})` : '–'],
+    ];
+    const dist = scoreDistributionSpec(results, run);
+    const sweep = sweepSpec(run, m);
+    blocks.push(`<div class="selector-block" data-selector="${e(run.selector)}"><h3>${e(run.selector)}</h3>
+<dl class="facts">${facts.map(([k, v]) => `<dt>${e(k!)}</dt><dd>${e(v!)}</dd>`).join('')}</dl>
+<div class="charts">${dist ? `<figure class="chart">${await renderSvg(dist)}</figure>` : ''}${sweep ? `<figure class="chart">${await renderSvg(sweep)}</figure>` : ''}</div>
+</div>`);
+  }
+  return `<section id="scores"><h2>Scores and thresholds</h2>
+<p class="lede">Score-based selectors rank every skill, then load the top one when its score reaches the threshold. A threshold chosen on the requests it is scored on is optimistic; calibrate on other requests (<code>--calibrate</code>) for an honest figure.</p>
+${blocks.join('\n')}
+</section>`;
+}
+
+async function confusionSection(runs: { run: SelectorRun; m: SelectorMetrics }[]): Promise<string> {
+  const spec = confusionSpec(runs);
+  const charts = spec ? [`<figure class="chart">${await renderSvg(spec)}</figure>`] : [];
+  return `<section id="confusion"><h2>Confusion between skills</h2>
+<p class="lede">Requests that needed a skill and got another one, or none.</p>
+<div class="charts">${charts.join('')}</div>
+</section>`;
+}
+
+function flakySection(runs: { run: SelectorRun; m: SelectorMetrics }[]): string {
+  const rows = runs.flatMap(({ run, m }) =>
+    m.flaky!.map((f) => `<tr><td>${e(run.selector)}</td><td><code>${e(f.requestId)}</code> ${e(f.text)}</td><td>${f.choices.map((c) => e(skillText(c))).join(' → ')}</td></tr>`),
+  );
+  return `<section id="flaky"><h2>Flaky requests</h2>
+<p class="lede">Requests whose decision changed between repeated runs.</p>
+<div class="scroll"><table><thead><tr><th>selector</th><th>request</th><th>choices by run</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></div>
+</section>`;
+}
+
+async function tokenSection(results: ResultsFile): Promise<string> {
+  const a = results.tokenAudit!;
+  const facts = [
+    ['tokenizer', `${a.tokenizer}${a.exact ? '' : ' (estimate)'}`],
+    ['level 1 (catalogue in every request)', int(a.level1)],
+    ['load-all prompt', int(a.loadAll)],
+    ['saved per request that needs no skill', int(a.saving)],
+    ['load-all ÷ level 1', `${a.ratio.toFixed(2)}×`],
+    ['tool declarations: base / all profiles', `${int(a.tools.base)} / ${int(a.tools.allProfiles)} (${a.tools.reductionPercent.toFixed(0)}% fewer by profile)`],
+  ];
+  return `<section id="tokens"><h2>Token audit</h2>
+<dl class="facts">${facts.map(([k, v]) => `<dt>${e(k!)}</dt><dd>${e(v!)}</dd>`).join('')}</dl>
+<figure class="chart">${await renderSvg(tokenAuditSpec(a))}</figure>
+</section>`;
+}
+
+// ---------------------------------------------------------------- failures and settings
+
+function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): string {
+  const repeats = hasRepeats(results);
+  const rows: string[] = [];
+  results.runs.forEach((run, i) => {
+    for (const f of metrics[i]!.failures) {
+      const kind = f.error !== undefined ? 'error' : f.expected === null ? 'needless' : 'wrong';
+      rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(f.requestId)}</code></td><td class="text">${e(f.text)}</td>` +
+        `<td>${e(skillText(f.expected))}</td><td>${f.error !== undefined ? `<span class="err">error: ${e(f.error)}</span>` : e(skillText(f.got))}</td>` +
+        `<td class="num">${score(f.score)}</td>${repeats ? `<td class="num">${f.run + 1}</td>` : ''}<td><span class="kind ${kind}">${kind}</span></td></tr>`);
+    }
+  });
+  const options = results.runs.map((run) => `<option value="${e(run.selector)}">${e(run.selector)}</option>`).join('');
+  return `<section id="failures"><h2>Failures</h2>
+<div class="filters"><input type="search" id="failure-filter" placeholder="Filter: request text, id or skill…" aria-label="Filter failures">
+<select id="failure-selector" aria-label="Selector"><option value="">all selectors</option>${options}</select>
+<span id="failure-count" class="sub">${rows.length} failures</span></div>
+<div class="scroll"><table class="failures"><thead><tr><th>selector</th><th>id</th><th>request</th><th>expected</th><th>got</th><th>score</th>${repeats ? '<th>run</th>' : ''}<th>kind</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+${rows.length ? '' : '<p>No failures.</p>'}
+</section>`;
+}
+
+function settingsSection(results: ResultsFile): string {
+  const entries: [string, unknown][] = [
+    ['command', results.command],
+    ['skillbench', results.skillbenchVersion],
+    ['created', results.createdAt],
+    ['catalogue', results.catalogue.source],
+    ...Object.entries(results.settings),
+  ];
+  const rows = entries.map(([k, v]) => `<tr><th scope="row">${e(k)}</th><td><code>${e(typeof v === 'string' ? v : JSON.stringify(v))}</code></td></tr>`);
+  const runs = results.runs.map((run) =>
+    `<tr><th scope="row">${e(run.selector)}</th><td>${e([run.kind, run.provider, run.model, thresholdText(run) && `threshold ${thresholdText(run)}`, run.ceiling && 'ceiling', run.extraCostUsd ? `extra cost ${usd(run.extraCostUsd)}` : ''].filter(Boolean).join(' · '))}</td></tr>`);
+  return `<section id="settings"><h2>Settings</h2>
+<div class="scroll"><table class="settings"><tbody>${rows.join('\n')}${runs.join('\n')}</tbody></table></div>
+</section>`;
+}
+
+// ---------------------------------------------------------------- inline CSS and script
+
+const CSS = `
+:root{--fg:#111827;--muted:#6b7280;--line:#e5e7eb;--bg:#f8fafc;--card:#fff;--wrong:#c2410c;--needless:#1d4ed8;--ok:#15803d;--bad:#b91c1c}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+header{background:#0f172a;color:#f8fafc;padding:20px 32px 0}
+header .title{display:flex;align-items:center;gap:16px;flex-wrap:wrap}
+h1{margin:0;font-size:22px;font-weight:650}h1 span{color:#93c5fd}
+.meta{margin:6px 0 12px;color:#cbd5e1}.meta code{color:#e2e8f0}
+nav{display:flex;gap:4px;flex-wrap:wrap}nav a{color:#cbd5e1;text-decoration:none;padding:6px 10px;border-radius:6px 6px 0 0}nav a:hover{background:#1e293b;color:#fff}
+.badge{padding:3px 10px;border-radius:999px;font-weight:600;font-size:13px}.badge.pass{background:#dcfce7;color:#14532d}.badge.fail{background:#fee2e2;color:#7f1d1d}
+main{max-width:1180px;margin:0 auto;padding:8px 24px 24px}
+section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:16px 20px;margin:18px 0}
+h2{margin:0 0 8px;font-size:17px}h3{font-size:15px;margin:14px 0 6px}
+.lede{color:var(--muted);margin:0 0 12px;max-width:900px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+thead th{background:#f1f5f9;font-weight:600;white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.pct{font-weight:600}.kn,.sub{color:var(--muted);font-size:12px}
+tr.ceiling th,tr.ceiling td{background:repeating-linear-gradient(135deg,#fff,#fff 6px,#f3f4f6 6px,#f3f4f6 12px)}
+.tag{border:1px dashed #6b7280;border-radius:4px;padding:0 5px;font-size:11px;font-weight:500;color:#374151}
+.scroll{overflow-x:auto}
+figure.chart{margin:14px 0 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}
+.charts{display:flex;flex-wrap:wrap;gap:12px 28px;align-items:flex-start}
+.selector-block{border-top:1px solid var(--line);padding-top:6px;margin-top:10px}
+dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:6px 0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-variant-numeric:tabular-nums}
+.verdict{font-size:16px;font-weight:650}.verdict.pass{color:var(--ok)}.verdict.fail{color:var(--bad)}
+tr.worse td:last-child{color:var(--bad);font-weight:600}tr.better td:last-child{color:var(--ok);font-weight:600}
+.delta{font-size:12px}.delta.worse{color:var(--bad)}.delta.better{color:var(--ok)}
+.filters{display:flex;gap:10px;align-items:center;margin-bottom:8px;flex-wrap:wrap}
+.filters input{flex:1;min-width:240px;padding:7px 10px;border:1px solid #cbd5e1;border-radius:6px;font:inherit}
+.filters select{padding:6px;border:1px solid #cbd5e1;border-radius:6px;font:inherit}
+td.text{max-width:480px}
+.kind{font-size:11px;padding:1px 6px;border-radius:4px;font-weight:600}.kind.wrong{background:#ffedd5;color:#9a3412}.kind.needless{background:#dbeafe;color:#1e3a8a}.kind.error{background:#fee2e2;color:#7f1d1d}
+.err{color:var(--bad)}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+footer{color:var(--muted);font-size:12px;text-align:center;padding:8px 24px 28px}
+`.trim();
+
+/** Filters the failure table by text and selector; a dozen lines, no library. */
+const SCRIPT = `
+(function () {
+  var input = document.getElementById('failure-filter');
+  var select = document.getElementById('failure-selector');
+  var count = document.getElementById('failure-count');
+  var rows = Array.prototype.slice.call(document.querySelectorAll('table.failures tbody tr'));
+  function apply() {
+    var q = input.value.trim().toLowerCase();
+    var sel = select.value;
+    var shown = 0;
+    rows.forEach(function (tr) {
+      var ok = (!sel || tr.getAttribute('data-selector') === sel) && (!q || tr.textContent.toLowerCase().indexOf(q) !== -1);
+      tr.hidden = !ok;
+      if (ok) shown++;
+    });
+    count.textContent = shown + ' of ' + rows.length + ' failures shown';
+  }
+  input.addEventListener('input', apply);
+  select.addEventListener('change', apply);
+  apply();
+})();
+`.trim();

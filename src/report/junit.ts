@@ -1,0 +1,82 @@
+// JUnit XML: one test suite per selector, one test case per request (and run), so CI systems list the failures
+// natively. A wrong or needless load is a <failure> with what was expected and what was loaded; a failed call is an
+// <error>. classname = selector, name = request id and text.
+import type { ResultsFile } from '../types.js';
+import { decisionRows, hasRepeats, loaded, outcomeOf, skillText } from './format.js';
+
+export function renderJunit(results: ResultsFile): string {
+  const repeats = hasRepeats(results);
+  const suites: string[] = [];
+  let tests = 0;
+  let failures = 0;
+  let errors = 0;
+  let totalTime = 0;
+  for (const run of results.runs) {
+    const cases: string[] = [];
+    let suiteFailures = 0;
+    let suiteErrors = 0;
+    let suiteTime = 0;
+    const rows = decisionRows(results, run);
+    for (const { d, r } of rows) {
+      const name = `${r.id}: ${oneLine(r.text)}${repeats ? ` (run ${d.run + 1})` : ''}`;
+      const seconds = (d.latencyMs ?? 0) / 1000;
+      suiteTime += seconds;
+      const open = `    <testcase classname="${xml(run.selector)}" name="${xml(name)}" time="${seconds.toFixed(3)}"`;
+      const outcome = outcomeOf(d, r.gold);
+      if (outcome === 'correct') {
+        cases.push(`${open}/>`);
+      } else if (outcome === 'error') {
+        suiteErrors++;
+        cases.push(`${open}>\n      <error message="${xml(oneLine(d.error ?? ''))}" type="provider-error">${xmlText(d.error ?? '')}</error>\n    </testcase>`);
+      } else {
+        suiteFailures++;
+        const expected = skillText(r.gold);
+        const got = skillText(loaded(d));
+        const score = d.scores?.[0] ? `\nscore: ${d.scores[0].score}` : '';
+        cases.push(
+          `${open}>\n      <failure message="${xml(`${outcome}: expected ${expected}, got ${got}`)}" type="${outcome}">` +
+            `${xmlText(`expected: ${expected}\ngot: ${got}${score}\nrequest: ${r.text}`)}</failure>\n    </testcase>`,
+        );
+      }
+    }
+    tests += rows.length;
+    failures += suiteFailures;
+    errors += suiteErrors;
+    totalTime += suiteTime;
+    const props = [
+      ['selector.kind', run.kind],
+      ...(run.ceiling ? [['ceiling', 'true']] : []),
+      ...(run.provider ? [['provider', run.provider]] : []),
+      ...(run.model ? [['model', run.model]] : []),
+      ...(run.threshold ? [['threshold', `${run.threshold.value} (${run.threshold.source})`]] : []),
+    ]
+      .map(([k, v]) => `      <property name="${xml(k!)}" value="${xml(v!)}"/>`)
+      .join('\n');
+    suites.push(
+      `  <testsuite name="${xml(run.selector)}" tests="${rows.length}" failures="${suiteFailures}" errors="${suiteErrors}" skipped="0" ` +
+        `time="${suiteTime.toFixed(3)}" timestamp="${xml(results.createdAt)}">\n    <properties>\n${props}\n    </properties>\n` +
+        `${cases.join('\n')}${cases.length ? '\n' : ''}  </testsuite>`,
+    );
+  }
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<testsuites name="skillbench ${xml(results.command)}" tests="${tests}" failures="${failures}" errors="${errors}" time="${totalTime.toFixed(3)}">\n` +
+    `${suites.join('\n')}${suites.length ? '\n' : ''}</testsuites>\n`
+  );
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Escapes text for an XML attribute value, dropping characters XML 1.0 cannot hold; line breaks kept as references. */
+export function xml(value: string): string {
+  return xmlText(value).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+}
+
+/** Escapes text for XML element content. */
+function xmlText(value: string): string {
+  return value
+    .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+}

@@ -1,0 +1,149 @@
+// Markdown: a compact summary for a pull-request comment or $GITHUB_STEP_SUMMARY: per selector wrong and needless
+// load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
+// folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
+import type { ResultsFile, SelectorMetrics } from '../types.js';
+import { intervalText, int, pct, rateText, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+
+const MAX_FLIPS = 40;
+const MAX_FAILURES = 30;
+const MAX_TEXT = 80;
+
+export function renderMarkdown(input: ReportInput): string {
+  const { results, metrics } = input;
+  const out: string[] = [];
+  const gate = results.gate;
+  const verdict = gate ? (gate.passed ? ' — gate passed ✅' : ' — gate failed ❌') : '';
+  out.push(`### skillbench ${results.command}${verdict}`, '');
+  out.push(
+    `${results.requests.length} requests · ${results.catalogue.skills.length} skills (\`${code(results.catalogue.source)}\`) · ` +
+      `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(results.createdAt)}`,
+    '',
+  );
+
+  out.push('| selector | wrong load | needless load | accuracy | errors | mean input tokens | cost | threshold |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---|');
+  results.runs.forEach((run, i) => {
+    const m = metrics[i]!;
+    out.push(
+      `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${rateCell(m.accuracy)} | ${m.errors} | ` +
+        `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
+    );
+  });
+  out.push(
+    '',
+    '<sub>Wrong load: covered requests where the first skill loaded is not the expected one (nothing loaded counts). ' +
+      'Needless load: requests that need no skill where one was loaded. Errors are counted apart. 95% Wilson intervals in brackets.</sub>',
+    '',
+  );
+
+  if (input.baseline) out.push(...baselineSection(input));
+  if (gate) {
+    out.push(`#### Gate: ${gate.passed ? 'passed' : 'failed'}`, '');
+    if (gate.reasons.length) out.push(...gate.reasons.map((r) => `- ${cell(r)}`), '');
+    else out.push('No regression against the baseline.', '');
+    out.push(...flipSection(gate.flips));
+  }
+  out.push(...failureSection(results, metrics));
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+function baselineSection(input: ReportInput): string[] {
+  const base = input.baseline!;
+  const out = [
+    `#### Against the baseline (\`${code(base.file)}\`)`,
+    '',
+    '| selector | wrong load: baseline → now | needless load: baseline → now | better | worse | McNemar p |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  input.results.runs.forEach((run, i) => {
+    const now = input.metrics[i]!;
+    const j = base.results.runs.findIndex((b) => b.selector === run.selector);
+    const then: SelectorMetrics | undefined = j >= 0 ? base.metrics[j] : undefined;
+    const test = input.results.gate?.mcnemar?.find((t) => t.selector === run.selector);
+    out.push(
+      `| ${cell(selectorLabel(run))} | ${then ? pct(then.wrongLoad.rate) : 'n/a'} → ${pct(now.wrongLoad.rate)} | ` +
+        `${then ? pct(then.needlessLoad.rate) : 'n/a'} → ${pct(now.needlessLoad.rate)} | ${test?.better ?? ''} | ${test?.worse ?? ''} | ` +
+        `${test ? test.pValue.toPrecision(3) : ''} |`,
+    );
+  });
+  out.push('');
+  return out;
+}
+
+function flipSection(flips: NonNullable<ResultsFile['gate']>['flips']): string[] {
+  if (!flips.length) return [];
+  const worse = flips.filter((f) => !f.nowCorrect).length;
+  const out = [
+    `#### Requests that flipped against the baseline (${flips.length}: ${worse} now wrong, ${flips.length - worse} now right)`,
+    '',
+    '| selector | request | before | after | now |',
+    '|---|---|---|---|---|',
+  ];
+  // Regressions first: they are what a reviewer needs to see.
+  const sorted = [...flips].sort((a, b) => Number(a.nowCorrect) - Number(b.nowCorrect));
+  for (const f of sorted.slice(0, MAX_FLIPS)) {
+    out.push(
+      `| ${cell(f.selector)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.before))} | ${cell(skillText(f.after))} | ` +
+        `${f.nowCorrect ? '✅ right' : '❌ wrong'} |`,
+    );
+  }
+  if (sorted.length > MAX_FLIPS) out.push('', `… and ${sorted.length - MAX_FLIPS} more (see the HTML or CSV report).`);
+  out.push('');
+  return out;
+}
+
+function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): string[] {
+  const rows: string[] = [];
+  let total = 0;
+  results.runs.forEach((run, i) => {
+    for (const f of metrics[i]!.failures) {
+      total++;
+      if (rows.length >= MAX_FAILURES) continue;
+      rows.push(
+        `| ${cell(run.selector)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.expected))} | ` +
+          `${cell(f.error !== undefined ? `error: ${short(f.error)}` : skillText(f.got))} | ${f.score === undefined ? '' : f.score.toFixed(3)} |`,
+      );
+    }
+  });
+  if (!total) return [];
+  return [
+    `<details><summary>Failures (${total})</summary>`,
+    '',
+    '| selector | request | expected | got | score |',
+    '|---|---|---|---|---|',
+    ...rows,
+    ...(total > MAX_FAILURES ? ['', `… and ${total - MAX_FAILURES} more (see the HTML or CSV report).`] : []),
+    '',
+    '</details>',
+    '',
+  ];
+}
+
+/** `8.3% (1/12) [1.5–35.4]`. */
+function rateCell(r: Parameters<typeof rateText>[0]): string {
+  const ci = intervalText(r);
+  return ci ? `${rateText(r)} ${ci}` : rateText(r);
+}
+
+function short(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > MAX_TEXT ? `${one.slice(0, MAX_TEXT - 1)}…` : one;
+}
+
+/**
+ * Text safe in a table cell of a GitHub comment: no line break, pipes and markup escaped, no HTML, and no @mention
+ * (a zero-width space after @) so that a request text never pings a user.
+ */
+export function cell(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/[\\`*_[\]|#~]/g, (c) => `\\${c}`)
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@/g, '@\u200b');
+}
+
+/** Text inside inline code: backticks would end it. */
+function code(text: string): string {
+  return text.replace(/`/g, "'").replace(/\s+/g, ' ');
+}

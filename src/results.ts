@@ -1,0 +1,127 @@
+// The versioned results file: every decision with its scores and usage, enough to recompute every figure and to
+// serve as a baseline. Reading validates schema, version and field types; a bad file is a UserError naming the
+// file and the field.
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { UserError } from './errors.js';
+import type { ResultsFile } from './types.js';
+
+export const RESULTS_SCHEMA = 'skillbench.results';
+export const RESULTS_VERSION = 1;
+const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality'];
+
+export async function writeResults(path: string, results: ResultsFile): Promise<void> {
+  const file = resolve(path);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify(results, null, 2) + '\n');
+}
+
+export async function readResults(path: string): Promise<ResultsFile> {
+  let text: string;
+  try {
+    text = await readFile(resolve(path), 'utf8');
+  } catch (err) {
+    throw new UserError(`${path}: cannot read the results file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      'pass the path of a file written by --json or -o FILE.json');
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${path}: not valid JSON (${(err as Error).message})`, 'pass a results file written by skillbench --json');
+  }
+  return validateResults(data, path);
+}
+
+/** Checks the shape of a parsed results file; throws a UserError naming the file and the first bad field. */
+export function validateResults(data: unknown, file: string): ResultsFile {
+  const bad = (field: string, expected: string): never => {
+    throw new UserError(`${file}: field "${field}" ${expected}`, 'pass a results file written by skillbench --json (version 1), or rerun to write a new one');
+  };
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  if (!isObj(data)) bad('(top level)', 'must be a JSON object');
+  const root = data as Record<string, unknown>;
+  if (root.schema !== RESULTS_SCHEMA) bad('schema', `must be "${RESULTS_SCHEMA}" (got ${JSON.stringify(root.schema)})`);
+  if (root.version !== RESULTS_VERSION) {
+    throw new UserError(`${file}: field "version" is ${JSON.stringify(root.version)}; this skillbench reads version ${RESULTS_VERSION}`,
+      'rerun the evaluation with this skillbench to write a version-1 file');
+  }
+  if (typeof root.command !== 'string' || !COMMANDS.includes(root.command)) bad('command', `must be one of ${COMMANDS.join(', ')}`);
+  if (typeof root.createdAt !== 'string') bad('createdAt', 'must be a string (ISO date)');
+  if (typeof root.skillbenchVersion !== 'string') bad('skillbenchVersion', 'must be a string');
+  if (!isObj(root.settings)) bad('settings', 'must be an object');
+  if (!isObj(root.catalogue)) bad('catalogue', 'must be an object');
+  const cat = root.catalogue as Record<string, unknown>;
+  if (typeof cat.source !== 'string') bad('catalogue.source', 'must be a string');
+  if (!Array.isArray(cat.skills)) bad('catalogue.skills', 'must be an array');
+  (cat.skills as unknown[]).forEach((s, i) => {
+    const f = `catalogue.skills[${i}]`;
+    if (!isObj(s)) bad(f, 'must be an object');
+    for (const key of ['name', 'hash', 'category']) if (typeof (s as Record<string, unknown>)[key] !== 'string') bad(`${f}.${key}`, 'must be a string');
+  });
+  if (!Array.isArray(root.requests)) bad('requests', 'must be an array');
+  const ids = new Set<string>();
+  (root.requests as unknown[]).forEach((r, i) => {
+    const f = `requests[${i}]`;
+    if (!isObj(r)) bad(f, 'must be an object');
+    const req = r as Record<string, unknown>;
+    if (typeof req.id !== 'string') bad(`${f}.id`, 'must be a string');
+    if (typeof req.text !== 'string') bad(`${f}.text`, 'must be a string');
+    if (req.gold !== null && typeof req.gold !== 'string') bad(`${f}.gold`, 'must be a skill name or null');
+    if (req.kind !== undefined && !['positive', 'near-miss', 'off-topic'].includes(req.kind as string)) bad(`${f}.kind`, 'must be positive, near-miss or off-topic');
+    ids.add(req.id as string);
+  });
+  if (!Array.isArray(root.runs)) bad('runs', 'must be an array');
+  (root.runs as unknown[]).forEach((run, i) => {
+    const f = `runs[${i}]`;
+    if (!isObj(run)) bad(f, 'must be an object');
+    const r = run as Record<string, unknown>;
+    if (typeof r.selector !== 'string') bad(`${f}.selector`, 'must be a string');
+    if (r.kind !== 'decision' && r.kind !== 'score') bad(`${f}.kind`, 'must be "decision" or "score"');
+    if (r.threshold !== undefined) {
+      if (!isObj(r.threshold) || !num(r.threshold.value)) bad(`${f}.threshold.value`, 'must be a number');
+      if (!['fixed', 'optimistic', 'calibrated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
+        bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated or default');
+      }
+    }
+    if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
+    if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
+    (r.decisions as unknown[]).forEach((d, j) => validateDecision(d, `${f}.decisions[${j}]`, ids, bad, isObj, num));
+  });
+  return data as ResultsFile;
+}
+
+function validateDecision(
+  d: unknown,
+  f: string,
+  ids: Set<string>,
+  bad: (field: string, expected: string) => never,
+  isObj: (v: unknown) => v is Record<string, unknown>,
+  num: (v: unknown) => boolean,
+): void {
+  if (!isObj(d)) bad(f, 'must be an object');
+  const dec = d as Record<string, unknown>;
+  if (typeof dec.requestId !== 'string') bad(`${f}.requestId`, 'must be a string');
+  if (!ids.has(dec.requestId as string)) bad(`${f}.requestId`, `names request "${String(dec.requestId)}", which is not in "requests"`);
+  if (!Number.isInteger(dec.run) || (dec.run as number) < 0) bad(`${f}.run`, 'must be a whole number >= 0');
+  if (dec.chosen !== null && typeof dec.chosen !== 'string') bad(`${f}.chosen`, 'must be a skill name or null');
+  if (dec.rawChoice !== undefined && typeof dec.rawChoice !== 'string') bad(`${f}.rawChoice`, 'must be a string');
+  if (dec.error !== undefined && typeof dec.error !== 'string') bad(`${f}.error`, 'must be a string');
+  if (dec.scores !== undefined) {
+    if (!Array.isArray(dec.scores)) bad(`${f}.scores`, 'must be an array');
+    (dec.scores as unknown[]).forEach((s, k) => {
+      if (!isObj(s) || typeof s.name !== 'string') bad(`${f}.scores[${k}].name`, 'must be a string');
+      if (!num((s as Record<string, unknown>).score)) bad(`${f}.scores[${k}].score`, 'must be a number');
+    });
+  }
+  if (dec.usage !== undefined) {
+    if (!isObj(dec.usage)) bad(`${f}.usage`, 'must be an object');
+    for (const key of ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'thinkingTokens']) {
+      if (!num((dec.usage as Record<string, unknown>)[key])) bad(`${f}.usage.${key}`, 'must be a number');
+    }
+  }
+  if (dec.costUsd !== undefined && !num(dec.costUsd)) bad(`${f}.costUsd`, 'must be a number');
+  if (dec.cached !== undefined && typeof dec.cached !== 'boolean') bad(`${f}.cached`, 'must be true or false');
+  if (dec.latencyMs !== undefined && !num(dec.latencyMs)) bad(`${f}.latencyMs`, 'must be a number');
+}

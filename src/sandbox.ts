@@ -1,0 +1,354 @@
+// Runs a skill's script isolated: in a throwaway copy of the skill folder, without network, with a timeout and
+// capped output. bwrap where it works (read-only system, private /tmp, only the copy writable), else `unshare`
+// (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { cp, mkdtemp, rm, lstat, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, extname, join, posix, sep } from 'node:path';
+import { UserError } from './errors.js';
+
+/**
+ * bwrap: new namespaces for everything (no network: only a private loopback), system folders read-only, a private
+ * /tmp, only the copy writable, the original skill folder not even visible.
+ * unshare: a new network namespace only. Writes outside the copy are NOT prevented: the script runs with the
+ * caller's permissions, it merely starts in the copy with HOME and TMPDIR pointing into it.
+ * none: no isolation at all (only with --unsafe-no-sandbox).
+ */
+export type SandboxKind = 'bwrap' | 'unshare' | 'none';
+
+export interface SandboxOptions {
+  /** Wall-clock limit in milliseconds; the whole process group is killed when it passes. Default 30 000. */
+  timeoutMs?: number;
+  /** Bytes kept per stream (stdout, stderr); the rest is counted and dropped. Default 256 KiB. */
+  maxOutputBytes?: number;
+  /** Run without isolation when neither bwrap nor unshare works (never chosen silently). */
+  unsafeNoSandbox?: boolean;
+  /** Force a mechanism instead of detecting one (tests; 'none' still requires unsafeNoSandbox). */
+  kind?: SandboxKind;
+}
+
+export interface ScriptResult {
+  /** Exit status, or null when the process was ended by a signal (see `signal`). */
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** True when either stream went over the cap (the text then ends with a truncation marker). */
+  truncated: boolean;
+  timedOut: boolean;
+  sandbox: SandboxKind;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
+/** Where the copy of the skill folder appears inside the bwrap sandbox (and the script's working directory). */
+export const SANDBOX_SKILL_DIR = '/skill';
+
+const INTERPRETERS: Record<string, string> = { '.mjs': 'node', '.js': 'node', '.cjs': 'node', '.py': 'python3', '.sh': 'bash' };
+
+/** The interpreter family a script runs with, by extension, or null when the extension is not supported. */
+export function interpreterFor(scriptPath: string): 'node' | 'python3' | 'bash' | null {
+  return (INTERPRETERS[extname(scriptPath).toLowerCase()] as 'node' | 'python3' | 'bash' | undefined) ?? null;
+}
+
+export const SUPPORTED_SCRIPT_EXTENSIONS = Object.keys(INTERPRETERS);
+
+// ---------------------------------------------------------------- detection (probed once per process)
+
+let detected: Promise<SandboxKind | null> | undefined;
+
+/** Which isolation works on this machine: bwrap, else unshare, else null. Probed by running `true` once; cached. */
+export function detectSandbox(): Promise<SandboxKind | null> {
+  detected ??= probe();
+  return detected;
+}
+
+/** Forget the cached probe (tests that change PATH). */
+export function resetSandboxDetection(): void {
+  detected = undefined;
+}
+
+async function probe(): Promise<SandboxKind | null> {
+  if (await bwrapWorks()) return 'bwrap';
+  if (await unshareWorks()) return 'unshare';
+  return null;
+}
+
+export async function bwrapWorks(): Promise<boolean> {
+  const bwrap = findExecutable('bwrap');
+  const truePath = findExecutable('true');
+  if (!bwrap || !truePath) return false;
+  const tmp = await mkdtemp(join(tmpdir(), 'skillbench-probe-'));
+  try {
+    return (await quickRun(bwrap, [...bwrapArgs(tmp, [truePath]), truePath])) === 0;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+export async function unshareWorks(): Promise<boolean> {
+  const unshare = findExecutable('unshare');
+  const truePath = findExecutable('true');
+  if (!unshare || !truePath) return false;
+  return (await quickRun(unshare, [...unshareArgs(), truePath])) === 0;
+}
+
+function quickRun(cmd: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'ignore' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+// ---------------------------------------------------------------- running
+
+/**
+ * Runs `scriptPath` (relative to the skill folder, under scripts/) with `args` as an argv array (never a shell),
+ * in a throwaway copy of `skillDir`. The original folder is never written: the copy is deleted afterwards.
+ * Throws UserError when no sandbox works and unsafeNoSandbox is not set; a failing script is a normal result.
+ */
+export async function runScript(skillDir: string, scriptPath: string, args: string[], options: SandboxOptions = {}): Promise<ScriptResult> {
+  const rel = checkScriptPath(scriptPath);
+  if (!args.every((a) => typeof a === 'string' && !a.includes('\0'))) throw new UserError('script arguments must be strings without NUL bytes');
+  const family = interpreterFor(rel);
+  if (!family) throw new UserError(`cannot run "${rel}": unsupported extension (supported: ${SUPPORTED_SCRIPT_EXTENSIONS.join(', ')})`);
+  const interpreter = resolveInterpreter(family);
+  if (!interpreter) throw new UserError(`cannot run "${rel}": ${family} is not installed`);
+
+  const kind = await chooseKind(options);
+  const work = await mkdtemp(join(tmpdir(), 'skillbench-run-'));
+  try {
+    const copy = join(work, 'skill');
+    await copySkill(skillDir, copy);
+    const st = await lstat(join(copy, rel)).catch(() => null);
+    if (!st?.isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
+    const argv = [interpreter, rel, ...args];
+    let cmd: string;
+    let cmdArgs: string[];
+    let cwd: string;
+    let env: NodeJS.ProcessEnv;
+    if (kind === 'bwrap') {
+      cmd = findExecutable('bwrap')!;
+      cmdArgs = [...bwrapArgs(copy, [interpreter]), ...argv];
+      cwd = work;
+      env = {};
+    } else {
+      cmd = kind === 'unshare' ? findExecutable('unshare')! : interpreter;
+      cmdArgs = kind === 'unshare' ? [...unshareArgs(), ...argv] : argv.slice(1);
+      cwd = copy;
+      env = sandboxEnv(copy);
+    }
+    const result = await spawnCapped(cmd, cmdArgs, {
+      cwd,
+      env,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    });
+    return { ...result, sandbox: kind };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function chooseKind(options: SandboxOptions): Promise<SandboxKind> {
+  if (options.kind === 'none' && !options.unsafeNoSandbox) {
+    throw new UserError('refusing to run a skill script without a sandbox', 'pass --unsafe-no-sandbox to accept it');
+  }
+  if (options.kind) return options.kind;
+  const kind = await detectSandbox();
+  if (kind) return kind;
+  if (options.unsafeNoSandbox) return 'none';
+  throw new UserError(
+    'cannot run skill scripts: neither bwrap nor unshare can isolate them on this machine',
+    'install bubblewrap (apt-get install bubblewrap), or pass --unsafe-no-sandbox to run scripts without isolation',
+  );
+}
+
+/** A script path must be relative, normalised, inside scripts/, without NUL bytes. */
+function checkScriptPath(scriptPath: string): string {
+  if (typeof scriptPath !== 'string' || scriptPath.includes('\0')) throw new UserError('script path must be a string without NUL bytes');
+  const rel = posix.normalize(scriptPath.replace(/\\/g, '/'));
+  if (posix.isAbsolute(rel) || rel.startsWith('../') || rel === '..' || !rel.startsWith('scripts/')) {
+    throw new UserError(`script path "${scriptPath}" must be a file under the skill's scripts/ folder`);
+  }
+  return rel;
+}
+
+/**
+ * Copies the skill folder, keeping relative symlinks as they are and leaving out any symlink that resolves outside
+ * the folder (a link to ~/.ssh must not smuggle its target into the copy).
+ */
+async function copySkill(skillDir: string, copy: string): Promise<void> {
+  const root = await realpath(skillDir);
+  await cp(root, copy, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: async (src) => {
+      const st = await lstat(src);
+      if (!st.isSymbolicLink()) return true;
+      try {
+        return isInside(await realpath(src), root);
+      } catch {
+        return false; // dangling link
+      }
+    },
+  });
+}
+
+export function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function sandboxEnv(home: string): NodeJS.ProcessEnv {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8', SKILL_DIR: home };
+}
+
+/** The bwrap command line up to (not including) the command to run. `extra`: executables whose install prefix must be visible. */
+function bwrapArgs(copy: string, extra: string[]): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+  const bound = new Set<string>();
+  for (const dir of ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
+    if (!existsSync(dir)) continue;
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else {
+      args.push('--ro-bind', dir, dir);
+      bound.add(dir);
+    }
+  }
+  // Interpreters installed outside /usr (nvm, pyenv...): make their install prefix visible, read-only.
+  for (const exe of extra) {
+    const prefix = installPrefix(exe);
+    if (prefix && ![...bound].some((b) => isInside(prefix, b))) {
+      args.push('--ro-bind', prefix, prefix);
+      bound.add(prefix);
+    }
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  args.push('--bind', copy, SANDBOX_SKILL_DIR, '--chdir', SANDBOX_SKILL_DIR);
+  args.push('--clearenv');
+  for (const [k, v] of Object.entries(sandboxEnv(SANDBOX_SKILL_DIR))) args.push('--setenv', k, v!);
+  args.push('--setenv', 'TMPDIR', '/tmp', '--');
+  return args;
+}
+
+function unshareArgs(): string[] {
+  // As root, a network namespace needs no user namespace; a user needs -r (map to root) to be allowed one.
+  return process.getuid?.() === 0 ? ['-n', '--'] : ['-r', '-n', '--'];
+}
+
+/** `/x/y/bin/node` -> `/x/y` (the folder holding bin/ and lib/). */
+function installPrefix(exe: string): string | null {
+  try {
+    return dirname(dirname(realpathSync(exe)));
+  } catch {
+    return null;
+  }
+}
+
+/** node: the running node binary; python3 and bash: the system one first, else the first on PATH. */
+function resolveInterpreter(family: 'node' | 'python3' | 'bash'): string | null {
+  if (family === 'node') return process.execPath;
+  for (const candidate of [`/usr/bin/${family}`, `/bin/${family}`]) if (isExecutable(candidate)) return candidate;
+  return findExecutable(family);
+}
+
+export function findExecutable(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+interface SpawnOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/** Spawns in its own process group, keeps at most maxBytes per stream, kills the group at the timeout. */
+function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit<ScriptResult, 'sandbox'>> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
+    const out = new CappedBuffer(o.maxBytes);
+    const err = new CappedBuffer(o.maxBytes);
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    let timedOut = false;
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, o.timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      killGroup(); // leftovers that kept running after the main process ended
+      resolve({
+        exitCode: code,
+        signal: signal ?? null,
+        stdout: out.text(),
+        stderr: err.text(),
+        durationMs: Math.round(performance.now() - started),
+        truncated: out.dropped > 0 || err.dropped > 0,
+        timedOut,
+      });
+    });
+  });
+}
+
+class CappedBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    const room = this.max - this.kept;
+    if (room > 0) {
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    this.dropped += Math.max(0, chunk.length - Math.max(0, room));
+  }
+  text(): string {
+    const s = Buffer.concat(this.chunks).toString('utf8');
+    return this.dropped > 0 ? `${s}\n[... output truncated: ${this.dropped} more bytes not shown]` : s;
+  }
+}

@@ -1,0 +1,39 @@
+// The hybrid selector: the top k skills by similarity, then the model selector on a catalogue reduced to those k.
+// Its prompt is smaller than the full catalogue's, which the report shows beside the model selector's tokens. When
+// the gold skill is not in the top k the model cannot choose it: top-k recall is this selector's ceiling.
+import type { CatalogueFormat, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
+import type { SelectorChatClient } from './index.js';
+import { decideWithModel } from './model.js';
+
+export interface HybridOptions {
+  k: number;
+  format: CatalogueFormat;
+  runs: number;
+  lane?: Lane;
+}
+
+/** The k best skills of a ranking, in catalogue order (so the reduced prompt does not leak the ranking order). */
+export function shortlist(skills: Skill[], ranking: ScoredSkill[], k: number): Skill[] {
+  const top = new Set(ranking.slice(0, k).map((s) => s.name));
+  return skills.filter((s) => top.has(s.name));
+}
+
+export async function runHybridSelector(
+  client: SelectorChatClient,
+  skills: Skill[],
+  requests: EvalRequest[],
+  rankings: ScoredSkill[][],
+  opts: HybridOptions,
+): Promise<SelectorRun> {
+  const jobs: Promise<Decision>[] = [];
+  for (let run = 0; run < opts.runs; run++) {
+    requests.forEach((r, i) => {
+      const ranking = rankings[i]!;
+      const reduced = shortlist(skills, ranking, opts.k);
+      jobs.push(
+        decideWithModel(client, reduced, opts.format, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
+      );
+    });
+  }
+  return { selector: 'hybrid', kind: 'decision', provider: client.provider, model: client.model, decisions: await Promise.all(jobs) };
+}

@@ -1,0 +1,47 @@
+// What the selectors share: names, which skills they choose among, how a ranking becomes decisions at a threshold,
+// and the shape of the chat client they call (structural, so selectors do not load the SDKs).
+import type { ChatRequest, ChatResponse, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill, ThresholdInfo } from '../types.js';
+import { chooseAt } from '../metrics.js';
+
+export const SELECTOR_NAMES = ['model', 'similarity', 'hybrid', 'keyword', 'explicit'] as const;
+export type SelectorName = (typeof SELECTOR_NAMES)[number];
+/** Selectors that need a chat model. */
+export const CHAT_SELECTORS: SelectorName[] = ['model', 'hybrid'];
+/** Selectors that rank every skill, then load the top one at a threshold. */
+export const SCORE_SELECTORS: SelectorName[] = ['similarity', 'keyword'];
+
+/** The chat client the model-based selectors need (createChatClient's ChatClient satisfies it). */
+export interface SelectorChatClient {
+  provider: string;
+  model: string;
+  chat(
+    req: Omit<ChatRequest, 'model'>,
+    o?: { sample?: number; lane?: Lane },
+  ): Promise<{ response: ChatResponse; cached: boolean; costUsd: number; latencyMs: number }>;
+}
+
+/** The skills a selector may load: every skill but the `never` ones. */
+export function selectableSkills(skills: Skill[]): Skill[] {
+  return skills.filter((s) => s.state !== 'never');
+}
+
+/** How many ranked candidates a decision keeps: all for small catalogues, else the top 10. */
+export function keepTop(count: number): number {
+  return count <= 20 ? count : 10;
+}
+
+/** Decisions of a score selector at a threshold: the top candidate when its score reaches it, else none. */
+export function scoreRun(selector: string, requests: EvalRequest[], rankings: ScoredSkill[][], threshold: ThresholdInfo, extra: Partial<SelectorRun> = {}): SelectorRun {
+  const decisions: Decision[] = requests.map((r, i) => ({
+    requestId: r.id,
+    run: 0,
+    chosen: chooseAt(rankings[i], threshold.value),
+    scores: rankings[i]!,
+  }));
+  return { selector, kind: 'score', threshold, ...extra, decisions };
+}
+
+/** Sorts candidates best first (ties by name, so results are stable) and keeps the top `keep`. */
+export function rank(scores: ScoredSkill[], keep: number): ScoredSkill[] {
+  return [...scores].sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, keep);
+}

@@ -1,0 +1,295 @@
+// One eval-trigger run: load the catalogue and requests, decide which selectors can run, run them (score selectors
+// ranked once, thresholds fixed, calibrated or chosen on the same requests), and assemble the results file.
+// The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { UserError } from '../errors.js';
+import { chooseThreshold } from '../metrics.js';
+import type { ProviderOptions } from '../options.js';
+import type {
+  Catalogue,
+  CatalogueFormat,
+  EmbeddingProvider,
+  EvalRequest,
+  Progress,
+  ResultsFile,
+  ScoredSkill,
+  SelectorRun,
+  Skill,
+  ThresholdInfo,
+} from '../types.js';
+import { CHAT_SELECTORS, SELECTOR_NAMES, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
+
+export interface EvalTriggerOptions extends ProviderOptions {
+  skills?: string;
+  requests?: string;
+  skill?: string;
+  format: CatalogueFormat;
+  /** Explicit --selectors (undefined: every selector that can run here). */
+  selectors?: SelectorName[];
+  k: number;
+  /** --threshold: one value for every score selector, or per selector. */
+  threshold?: Partial<Record<'similarity' | 'keyword' | '*', number>>;
+  calibrate?: string;
+  runs: number;
+}
+
+export interface Availability {
+  run: SelectorName[];
+  /** Selectors left out because no model is reachable here, and the one line that says how to enable them. */
+  skipped: SelectorName[];
+  message?: string;
+}
+
+const KEY_VARS = 'GEMINI_API_KEY (or GOOGLE_API_KEY), ANTHROPIC_API_KEY or OPENAI_API_KEY';
+
+/**
+ * Which selectors run. With explicit --selectors every one asked for runs (a missing key is then an error from the
+ * client, naming the variable). By default, the chat selectors run only when a model is reachable: a key, an explicit
+ * --provider (a local server), or --cache-only.
+ */
+export function availableSelectors(requested: SelectorName[] | undefined, chatReachable: boolean): Availability {
+  if (requested) return { run: requested, skipped: [] };
+  const run = SELECTOR_NAMES.filter((s) => chatReachable || !CHAT_SELECTORS.includes(s));
+  const skipped = SELECTOR_NAMES.filter((s) => !run.includes(s));
+  const message = skipped.length
+    ? `skillbench: skipped ${skipped.join(', ')} (no model API key found): set ${KEY_VARS}, ` +
+      `use a local server with --provider openai --base-url http://localhost:11434/v1, or replay cached answers with --cache-only`
+    : undefined;
+  return { run, skipped, message };
+}
+
+export function parseSelectors(value: string): SelectorName[] {
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!names.length) throw new UserError('--selectors: no selector given', `give a comma-separated list of ${SELECTOR_NAMES.join(', ')}`);
+  for (const n of names) {
+    if (!(SELECTOR_NAMES as readonly string[]).includes(n)) {
+      throw new UserError(`--selectors: unknown selector "${n}"`, `use a comma-separated list of ${SELECTOR_NAMES.join(', ')}`);
+    }
+  }
+  return [...new Set(names)] as SelectorName[];
+}
+
+/** `0.6` (every score selector) or `similarity=0.6,keyword=0.3`. */
+export function parseThreshold(value: string): NonNullable<EvalTriggerOptions['threshold']> {
+  const out: NonNullable<EvalTriggerOptions['threshold']> = {};
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [key, num] = part.includes('=') ? part.split('=', 2) as [string, string] : ['*', part];
+    const x = Number(num);
+    if (!['*', 'similarity', 'keyword'].includes(key) || !Number.isFinite(x)) {
+      throw new UserError(`--threshold: cannot read "${part}"`, 'give a number (every score selector) or similarity=0.6,keyword=0.3');
+    }
+    out[key as 'similarity' | 'keyword' | '*'] = x;
+  }
+  return out;
+}
+
+/** Resolves an input path against the working directory; a missing default gets a UserError saying which option to pass. */
+export function resolveInput(given: string | undefined, fallback: string, option: string, what: string): string {
+  const p = path.resolve(given ?? fallback);
+  if (given === undefined && !existsSync(p)) {
+    throw new UserError(`no ${fallback} in ${process.cwd()}: ${what} not found`, `pass ${option} PATH`);
+  }
+  return p;
+}
+
+/** Every gold skill must be in the catalogue: a typo would silently count as a wrong load otherwise. */
+export function checkGolds(requests: EvalRequest[], skills: Skill[], file: string): void {
+  const names = new Set(skills.map((s) => s.name));
+  const missing = requests.filter((r) => r.gold !== null && !names.has(r.gold));
+  if (missing.length) {
+    const first = missing[0]!;
+    throw new UserError(
+      `${file}: request "${first.id}" field "gold" names "${first.gold}", which is not a selectable skill of the catalogue` +
+        (missing.length > 1 ? ` (and ${missing.length - 1} more requests)` : ''),
+      'fix the gold names, or pass the --skills catalogue these requests were written for',
+    );
+  }
+}
+
+export interface RunContext {
+  catalogue: Catalogue;
+  skills: Skill[];
+  requests: EvalRequest[];
+  calibration?: EvalRequest[];
+  progress: Progress;
+  /** Created on demand (SDKs load only when a chat selector runs). */
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown }>;
+  embedder: () => Promise<EmbeddingProvider>;
+}
+
+/** Runs the selectors in order; the chat selectors last, concurrently (the client limits concurrency). */
+export async function runSelectors(ctx: RunContext, selectors: SelectorName[], opts: EvalTriggerOptions): Promise<SelectorRun[]> {
+  const { skills, requests, progress } = ctx;
+  const lanes = new Map(selectors.map((s) => [s, progress.lane(s, CHAT_SELECTORS.includes(s) ? requests.length * opts.runs : requests.length)]));
+  const runs = new Map<SelectorName, SelectorRun>();
+
+  if (selectors.includes('explicit')) {
+    const { runExplicitSelector } = await import('./explicit.js');
+    runs.set('explicit', runExplicitSelector(skills, requests));
+    lanes.get('explicit')!.done = requests.length;
+  }
+  if (selectors.includes('keyword')) {
+    const { rankByKeyword } = await import('./keyword.js');
+    const rankings = rankByKeyword(skills, requests, lanes.get('keyword'));
+    const threshold = thresholdFor('keyword', opts, rankings, requests, ctx.calibration, () => rankByKeyword(skills, ctx.calibration!));
+    runs.set('keyword', scoreRun('keyword', requests, rankings, await threshold));
+  }
+  let similarity: ScoredSkill[][] | undefined;
+  const needsSimilarity = selectors.includes('similarity') || selectors.includes('hybrid');
+  let embedder: EmbeddingProvider | undefined;
+  if (needsSimilarity) {
+    embedder = await ctx.embedder();
+    const { createSimilarityRanker } = await import('./similarity.js');
+    const ranker = await createSimilarityRanker(embedder, skills);
+    const lane = selectors.includes('similarity') ? lanes.get('similarity') : undefined;
+    similarity = await ranker.rank(requests.map((r) => r.text), { lane });
+    if (selectors.includes('similarity')) {
+      const threshold = await thresholdFor('similarity', opts, similarity, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
+      runs.set('similarity', scoreRun('similarity', requests, similarity, threshold, { provider: embedder.id, model: embedder.model }));
+    }
+  }
+  const chat: Promise<void>[] = [];
+  if (selectors.includes('model') || selectors.includes('hybrid')) {
+    const client = await ctx.chatClient();
+    if (selectors.includes('model')) {
+      const { runModelSelector } = await import('./model.js');
+      chat.push(runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r)));
+    }
+    if (selectors.includes('hybrid')) {
+      const { runHybridSelector } = await import('./hybrid.js');
+      chat.push(
+        runHybridSelector(client, skills, requests, similarity!, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
+      );
+    }
+  }
+  await Promise.all(chat);
+  // In the order asked for (or the default order).
+  return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
+}
+
+/** The threshold a score selector applies: --threshold, else chosen on --calibrate requests, else on these (optimistic). */
+async function thresholdFor(
+  selector: 'similarity' | 'keyword',
+  opts: EvalTriggerOptions,
+  rankings: ScoredSkill[][],
+  requests: EvalRequest[],
+  calibration: EvalRequest[] | undefined,
+  rankCalibration: () => ScoredSkill[][] | Promise<ScoredSkill[][]>,
+): Promise<ThresholdInfo> {
+  const fixed = opts.threshold?.[selector] ?? opts.threshold?.['*'];
+  if (fixed !== undefined) return { value: fixed, source: 'fixed' };
+  if (opts.calibrate && calibration) {
+    const value = chooseThreshold(calibrationItems(await rankCalibration(), calibration));
+    if (value === null) throw new UserError(`${opts.calibrate}: no request to choose a threshold on`, 'give a request file with covered and uncovered requests');
+    return { value, source: 'calibrated', calibrationFile: opts.calibrate };
+  }
+  const value = chooseThreshold(calibrationItems(rankings, requests)) ?? 0;
+  return { value, source: 'optimistic' };
+}
+
+function calibrationItems(rankings: ScoredSkill[][], requests: EvalRequest[]) {
+  return requests.map((r, i) => ({ gold: r.gold, top: rankings[i]?.[0] ?? null }));
+}
+
+export interface EvalTriggerDeps {
+  progress: Progress;
+  /** Called with the one-line notice about skipped selectors. */
+  notice: (line: string) => void;
+  skillbenchVersion: string;
+}
+
+export interface EvalTriggerOutcome {
+  results: ResultsFile;
+  /** The chat client's end-of-run summary (calls, cache hits, tokens, dollars), when a model was used. */
+  clientSummary?: string;
+  /** --dry-run: what the run would call and cost (the decisions are then placeholders, not results). */
+  dryRun?: string;
+}
+
+/** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
+export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  const skillsPath = resolveInput(opts.skills, 'skills', '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
+  const requestsPath = resolveInput(opts.requests, 'requests.json', '--requests', 'the request set');
+  const [{ loadCatalogue, assertUsable }, { loadRequests }] = await Promise.all([import('../catalogue.js'), import('../requests.js')]);
+  const catalogue = await loadCatalogue(skillsPath);
+  assertUsable(catalogue);
+  const skills = selectableSkills(catalogue.skills);
+  const requests = await loadRequests(requestsPath, opts.skill ? { skill: opts.skill } : undefined);
+  checkGolds(requests, skills, opts.requests ?? 'requests.json');
+  if (!requests.length) throw new UserError(`${opts.requests ?? 'requests.json'}: no requests`, 'add requests to the file');
+  let calibration: EvalRequest[] | undefined;
+  if (opts.calibrate) {
+    const loaded: EvalRequest[] = await loadRequests(path.resolve(opts.calibrate), opts.skill ? { skill: opts.skill } : undefined);
+    checkGolds(loaded, skills, opts.calibrate);
+    calibration = loaded;
+  }
+
+  const { availableChatProvider } = await import('../client.js');
+  const chatReachable = Boolean(opts.cacheOnly || opts.provider || opts.baseUrl || availableChatProvider(process.env));
+  const availability = availableSelectors(opts.selectors, chatReachable);
+  if (availability.message) deps.notice(availability.message);
+  if (opts.calibrate && !availability.run.some((s) => s === 'similarity' || s === 'keyword')) {
+    throw new UserError('--calibrate: no score selector (similarity, keyword) runs, so there is no threshold to calibrate', 'add similarity or keyword to --selectors');
+  }
+
+  const client = await import('../client.js');
+  let chat: Awaited<ReturnType<typeof client.createChatClient>> | undefined;
+  const ctx: RunContext = {
+    catalogue,
+    skills,
+    requests,
+    calibration,
+    progress: deps.progress,
+    chatClient: async () => (chat ??= await client.createChatClient(opts)),
+    // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
+    embedder: async () => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts),
+  };
+  let runs: SelectorRun[];
+  try {
+    runs = await runSelectors(ctx, availability.run, opts);
+  } finally {
+    deps.progress.stop();
+  }
+
+  const { auditCatalogue } = await import('../audit.js');
+  const results: ResultsFile = {
+    schema: 'skillbench.results',
+    version: 1,
+    command: 'eval-trigger',
+    createdAt: new Date().toISOString(),
+    skillbenchVersion: deps.skillbenchVersion,
+    settings: {
+      skills: path.relative(process.cwd(), skillsPath) || '.',
+      requests: path.relative(process.cwd(), requestsPath),
+      skill: opts.skill,
+      format: opts.format,
+      selectors: availability.run,
+      skipped: availability.skipped,
+      k: opts.k,
+      threshold: opts.threshold,
+      calibrate: opts.calibrate,
+      runs: opts.runs,
+      provider: opts.provider,
+      model: opts.model,
+      embeddings: opts.embeddings,
+      embeddingModel: opts.embeddingModel,
+      baseUrl: opts.baseUrl,
+      cacheOnly: opts.cacheOnly ?? false,
+      thinking: opts.thinking,
+    },
+    catalogue: {
+      source: path.relative(process.cwd(), catalogue.source) || '.',
+      format: opts.format,
+      skills: skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+    },
+    requests,
+    runs,
+    tokenAudit: auditCatalogue(catalogue, opts.format),
+  };
+  return {
+    results,
+    clientSummary: chat?.summary(),
+    dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
+  };
+}

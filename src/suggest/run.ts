@@ -1,0 +1,268 @@
+// What `skillbench suggest` does, composed from the core pieces: one suggestion for a request, or the three-arm
+// evaluation with --eval. Kept apart from the command file so that `--help` loads none of it.
+import { readFile } from 'node:fs/promises';
+import { ProviderError, UserError } from '../errors.js';
+import type { ProviderOptions } from '../options.js';
+import type { Catalogue, EvalRequest, ScoredSkill, Skill } from '../types.js';
+import { DEFAULT_PREAMBLE, runSuggestEval } from './arms.js';
+import type { ChatClient } from '../client.js';
+import { MalformedAnswer } from './llm.js';
+import { renderArms, renderRanking, renderSuggestion } from './render.js';
+import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings, type WideMode } from './suggester.js';
+import { createSimilarityRanker, type Ranker } from './wide.js';
+
+export interface SuggestCliOptions extends ProviderOptions {
+  skills: string;
+  wide: WideMode;
+  gate: number;
+  fit: number;
+  shortlist: number;
+  excerpt: number;
+  chunkSize: number;
+  suggesterModel?: string;
+  rankOnly?: boolean;
+  eval?: boolean;
+  requests?: string;
+  preamble?: string;
+  output?: string[];
+  /** true: print JSON on stdout; a string: write it to that file. */
+  json?: string | boolean;
+  progress: boolean;
+}
+
+export type Out = (text: string) => void;
+
+const stdout: Out = (text) => {
+  process.stdout.write(text);
+};
+
+/** What a user without a key can do once the offline part is done. */
+const NEEDS_MODEL_FIX =
+  'set GEMINI_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY; or use a local OpenAI-compatible server with ' +
+  '--provider openai --base-url URL (e.g. http://localhost:11434/v1 for Ollama); or replay answers cached by an ' +
+  'earlier run with --cache-only';
+
+export function settingsFrom(opts: SuggestCliOptions): SuggestSettings {
+  const settings: SuggestSettings = {
+    wide: opts.wide,
+    gate: opts.gate,
+    fit: opts.fit,
+    shortlist: opts.shortlist,
+    excerpt: opts.excerpt,
+    chunkSize: opts.chunkSize,
+  };
+  if (settings.wide === 'model' && settings.chunkSize < 2 * settings.shortlist) {
+    throw new UserError(
+      `--chunk-size ${settings.chunkSize} is too small for --shortlist ${settings.shortlist}`,
+      `use a --chunk-size of at least ${2 * settings.shortlist} (each chunk keeps its ${settings.shortlist} best, so a smaller chunk may never shrink the catalogue)`,
+    );
+  }
+  return settings;
+}
+
+async function loadSkills(path: string): Promise<{ catalogue: Catalogue; skills: Skill[] }> {
+  const { loadCatalogue, assertUsable } = await import('../catalogue.js');
+  const catalogue = await loadCatalogue(path);
+  assertUsable(catalogue);
+  const skills = suggestable(catalogue.skills);
+  if (skills.length === 0) {
+    throw new UserError(`${path}: every skill is marked "never"; there is nothing to suggest`, 'mark at least one skill available');
+  }
+  return { catalogue, skills };
+}
+
+async function similarityRanker(opts: SuggestCliOptions, skills: Skill[]): Promise<Ranker> {
+  const { createEmbedder } = await import('../client.js');
+  return createSimilarityRanker(await createEmbedder(opts), skills);
+}
+
+/** Failures of a suggestion in the single-request command: the user's to fix (key, model, cache), never a stack. */
+function suggestionError(err: unknown): unknown {
+  const cause = err instanceof SuggestFailure ? err.cause : err;
+  if (cause instanceof UserError) return cause;
+  if (cause instanceof ProviderError && cause.name === 'CacheMissError') {
+    return new UserError(cause.message, 'run once without --cache-only (with a key) to fill the cache');
+  }
+  if (cause instanceof MalformedAnswer) {
+    return new UserError(cause.message, 'try another --model, or a provider with native structured output');
+  }
+  if (cause instanceof ProviderError) {
+    return new UserError(
+      `the provider call failed: ${cause.message}`,
+      'check the key, --model and --base-url, then rerun (answers already received are cached)',
+    );
+  }
+  if (cause instanceof Error && cause.name === 'BudgetExceededError') {
+    return new UserError(cause.message, 'raise --max-cost');
+  }
+  return cause;
+}
+
+function isDryRun(err: unknown): boolean {
+  const cause = err instanceof SuggestFailure ? err.cause : err;
+  return cause instanceof Error && cause.name === 'DryRunError';
+}
+
+export async function runSuggest(request: string | undefined, opts: SuggestCliOptions, out: Out = stdout): Promise<void> {
+  if (request === undefined || request.trim() === '') {
+    if (typeof opts.json === 'string') {
+      throw new UserError(
+        `no request given: --json took "${opts.json}" as the name of its output file`,
+        `write the request before --json: skillbench suggest "${opts.json}" --json`,
+      );
+    }
+    throw new UserError('no request given', 'skillbench suggest "what the user asked", or skillbench suggest --eval --requests FILE');
+  }
+  const settings = settingsFrom(opts);
+  if (opts.rankOnly && settings.wide !== 'similarity') {
+    throw new UserError('--rank-only ranks offline, which needs --wide similarity', 'add --wide similarity, or drop --rank-only');
+  }
+  const { skills } = await loadSkills(opts.skills);
+  let preRanked: ScoredSkill[] | undefined;
+  if (settings.wide === 'similarity') {
+    preRanked = await (await similarityRanker(opts, skills))(request);
+    if (opts.rankOnly) {
+      await emit(opts, out, { request, ranking: preRanked.slice(0, Math.max(10, settings.shortlist)) }, () =>
+        renderRanking(preRanked!, Math.max(10, settings.shortlist), `ranking by similarity (${opts.embeddings}), ${skills.length} skills:`),
+      );
+      return;
+    }
+  }
+  const { createChatClient } = await import('../client.js');
+  let chat: ChatClient;
+  try {
+    chat = await createChatClient(opts);
+  } catch (err) {
+    if (!(err instanceof UserError) || !preRanked) throw err;
+    // The offline part is done: show it, then say what the model steps need.
+    const top = settings.shortlist;
+    await emit(opts, out, { request, ranking: preRanked.slice(0, Math.max(10, top)), complete: false }, () =>
+      renderRanking(preRanked!, Math.max(10, top), `offline shortlist (similarity, ${opts.embeddings}) of ${skills.length} skills; the first ${top} go to the narrow stage:`),
+    );
+    throw new UserError(
+      `--wide similarity ranked the catalogue offline (above); the gate and the narrow stage need a model (${err.message})`,
+      NEEDS_MODEL_FIX,
+    );
+  }
+  const suggester = opts.suggesterModel ? await createChatClient({ ...opts, model: opts.suggesterModel }) : chat;
+  let suggestion;
+  try {
+    suggestion = await suggestSkill(request, { chat: suggester, skills, settings }, preRanked);
+  } catch (err) {
+    if (!opts.dryRun || !isDryRun(err)) throw suggestionError(err);
+    const { formatDryRun } = await import('../client.js');
+    out(formatDryRun(suggester.dryRunReport()) + '\n');
+    out('  (the narrow stage depends on the wide stage\'s answer: one more call when the gate opens)\n');
+    return;
+  }
+  const model = `${suggester.provider}/${suggester.model}`;
+  await emit(opts, out, { ...suggestion, model, settings }, () =>
+    renderSuggestion(suggestion, { model, wide: settings.wide, fit: settings.fit }),
+  );
+}
+
+/** Prints text, or JSON on stdout (`--json`); with `--json FILE` prints the text and writes the JSON there. */
+async function emit(opts: SuggestCliOptions, out: Out, value: unknown, text: () => string): Promise<void> {
+  if (opts.json === true) {
+    out(JSON.stringify(value, null, 2) + '\n');
+    return;
+  }
+  out(text());
+  if (typeof opts.json === 'string') {
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    const { dirname, resolve } = await import('node:path');
+    await mkdir(dirname(resolve(opts.json)), { recursive: true });
+    await writeFile(resolve(opts.json), JSON.stringify(value, null, 2) + '\n');
+  }
+}
+
+async function readPreamble(file: string | undefined): Promise<{ text: string; source: string }> {
+  if (!file) return { text: DEFAULT_PREAMBLE, source: 'default' };
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`--preamble ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a text file with the preamble to put above the index');
+  }
+  if (text.trim() === '') throw new UserError(`--preamble ${file}: the file is empty`, 'write the preamble in it, or drop --preamble to use the default');
+  return { text, source: file };
+}
+
+/** Every gold skill must be one the agent can load. */
+export function checkGold(requests: EvalRequest[], skills: Skill[], file: string): void {
+  const names = new Set(skills.map((s) => s.name));
+  const bad = requests.find((r) => r.gold !== null && !names.has(r.gold));
+  if (bad) {
+    throw new UserError(
+      `${file}: request "${bad.id}" has gold "${bad.gold}", which is not a loadable skill of the catalogue`,
+      'fix the name, use null when no skill should load, or pass the catalogue it was written for with --skills',
+    );
+  }
+}
+
+export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = stdout): Promise<void> {
+  if (!opts.requests) {
+    throw new UserError('--eval needs a request set', 'pass --requests FILE: [{"id", "text", "gold": skill name or null}]');
+  }
+  const settings = settingsFrom(opts);
+  if (opts.rankOnly) throw new UserError('--rank-only does not apply to --eval', 'drop --rank-only');
+  const { catalogue, skills } = await loadSkills(opts.skills);
+  const { loadRequests } = await import('../requests.js');
+  const requests = await loadRequests(opts.requests);
+  if (requests.length === 0) throw new UserError(`${opts.requests}: no requests`, 'add at least one request');
+  checkGold(requests, skills, opts.requests);
+  const preamble = await readPreamble(opts.preamble);
+  const { createChatClient } = await import('../client.js');
+  const agent = await createChatClient(opts);
+  const suggester = opts.suggesterModel ? await createChatClient({ ...opts, model: opts.suggesterModel }) : agent;
+  const ranker = settings.wide === 'similarity' ? await similarityRanker(opts, skills) : undefined;
+  const { createProgress } = await import('../progress.js');
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY) && opts.progress, title: 'suggest --eval' });
+  let outcome;
+  try {
+    outcome = await runSuggestEval({
+      catalogue,
+      requests,
+      agent,
+      suggester,
+      settings,
+      ranker,
+      preamble: preamble.text,
+      preambleSource: preamble.source,
+      progress,
+      concurrency: opts.concurrency,
+      extraSettings: {
+        skills: opts.skills,
+        requestsFile: opts.requests,
+        embeddings: settings.wide === 'similarity' ? opts.embeddings : undefined,
+        cacheOnly: Boolean(opts.cacheOnly),
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+  const { results, comparison } = outcome;
+  const clients = suggester === agent ? [agent] : [agent, suggester];
+  if (opts.dryRun) {
+    const { formatDryRun } = await import('../client.js');
+    for (const c of clients) out(formatDryRun(c.dryRunReport()) + '\n');
+    out(`  (the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)\n`);
+    return;
+  }
+  const files = [...(opts.output ?? []), ...(typeof opts.json === 'string' ? [opts.json] : [])];
+  if (files.length) {
+    const { writeOutputs } = await import('../report/index.js');
+    await writeOutputs(results, files);
+  }
+  if (opts.json === true) {
+    out(JSON.stringify(results, null, 2) + '\n');
+    return;
+  }
+  const { computeMetrics } = await import('../metrics.js');
+  const { renderTerminalReport } = await import('../report/terminal.js');
+  const metrics = results.runs.map((run) => computeMetrics(run, requests));
+  out(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  out('\n' + renderArms(results, metrics, comparison));
+  out('\n' + clients.map((c) => c.summary()).join('\n') + '\n');
+  if (files.length) out(`wrote ${files.join(', ')}\n`);
+}

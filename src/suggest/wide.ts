@@ -1,0 +1,242 @@
+// Stage 1, wide: rank every skill of the catalogue for a request, and decide whether the request needs a skill at
+// all. The decision asks about action, not topic: three questions answered 0..1, their mean against a threshold.
+import type { EmbeddingProvider, JsonSchema, Lane, ScoredSkill, Skill } from '../types.js';
+import { askJson, MalformedAnswer, unitNumber, type SuggestChat, type SuggesterCall, type SuggesterStage } from './llm.js';
+
+/** The gate questions, as asked. "prose alone" counts against a skill: the score uses 1 - its answer. */
+export const GATE_QUESTIONS = {
+  acts_on_user_things:
+    "Is the assistant asked to act on the user's own files, accounts, devices or services (read, change, create, " +
+    'send or run something there), rather than only to talk about a subject? 0 = no, 1 = clearly yes.',
+  expert_procedure:
+    'Would an expert doing what is asked follow a specific documented procedure, tool or workflow? 0 = no, 1 = clearly yes.',
+  prose_alone:
+    'Could a capable generalist answer this fully in prose alone, from general knowledge, without tools or a ' +
+    'procedure? 0 = no, 1 = clearly yes.',
+} as const;
+
+export interface GateAnswers {
+  actsOnUserThings: number;
+  expertProcedure: number;
+  proseAlone: number;
+  /** (acts + procedure + (1 - prose)) / 3. */
+  score: number;
+  threshold: number;
+  open: boolean;
+}
+
+export function gateScore(acts: number, procedure: number, prose: number): number {
+  return (acts + procedure + (1 - prose)) / 3;
+}
+
+const GATE_INTRO =
+  'Also answer three questions about the request itself (not about any skill). Judge what the user asks the ' +
+  'assistant to do, not the subject the request mentions. Answer each with a number from 0 to 1.';
+
+const RANK_SYSTEM =
+  'You route requests to the skills of an AI assistant. A skill is a packaged procedure for one kind of task; ' +
+  'the assistant loads at most one before answering. Given a user request and a list of skills (name, category, ' +
+  'description), rank the skills most likely to be the one the assistant should load for this request, best ' +
+  'first, each with a relevance score from 0 (unrelated) to 1 (made for exactly this task). Use only names from ' +
+  'the list.';
+
+const GATE_SYSTEM =
+  'You decide whether a request to an AI assistant calls for one of its skills (packaged procedures for ' +
+  'specific tasks) or can be answered directly. ' + GATE_INTRO;
+
+const gateProperties: Record<string, JsonSchema> = Object.fromEntries(
+  Object.entries(GATE_QUESTIONS).map(([key, question]) => [key, { type: 'number', description: question }]),
+);
+
+function gateSchema(): JsonSchema {
+  return { type: 'object', properties: gateProperties, required: Object.keys(GATE_QUESTIONS), additionalProperties: false };
+}
+
+function rankSchema(names: string[], depth: number, withGate: boolean): JsonSchema {
+  const ranking: JsonSchema = {
+    type: 'array',
+    description: `The ${depth} most relevant skills, best first.`,
+    items: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', enum: names },
+        score: { type: 'number', description: 'relevance from 0 to 1' },
+      },
+      required: ['name', 'score'],
+      additionalProperties: false,
+    },
+  };
+  const properties: Record<string, JsonSchema> = { ranking };
+  if (withGate) properties.gate = gateSchema();
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+export function gateFrom(raw: unknown, threshold: number, stage: SuggesterStage): GateAnswers {
+  if (raw === null || typeof raw !== 'object') throw new MalformedAnswer(stage, 'no gate answers');
+  const g = raw as Record<string, unknown>;
+  const actsOnUserThings = unitNumber(g.acts_on_user_things, stage, 'acts_on_user_things');
+  const expertProcedure = unitNumber(g.expert_procedure, stage, 'expert_procedure');
+  const proseAlone = unitNumber(g.prose_alone, stage, 'prose_alone');
+  const score = gateScore(actsOnUserThings, expertProcedure, proseAlone);
+  return { actsOnUserThings, expertProcedure, proseAlone, score, threshold, open: score >= threshold };
+}
+
+/** One line per skill: name, category, full description on one line. */
+export function listSkills(skills: Skill[]): string {
+  return skills
+    .map((s) => `- ${s.name}${s.category ? ` (${s.category})` : ''}: ${s.description.replace(/\s+/g, ' ').trim()}`)
+    .join('\n');
+}
+
+function requestSection(text: string): string {
+  return `User request:\n"""\n${text}\n"""`;
+}
+
+/** Valid, de-duplicated, best-first ranking from a model's answer; names outside `allowed` are dropped. */
+function rankingFrom(raw: unknown, allowed: Skill[], depth: number, stage: SuggesterStage): ScoredSkill[] {
+  if (!Array.isArray(raw)) throw new MalformedAnswer(stage, 'ranking is not a list');
+  const names = new Set(allowed.map((s) => s.name));
+  const seen = new Set<string>();
+  const out: ScoredSkill[] = [];
+  for (const item of raw) {
+    if (item === null || typeof item !== 'object') continue;
+    const { name, score } = item as Record<string, unknown>;
+    if (typeof name !== 'string' || !names.has(name) || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, score: unitNumber(score, stage, `score of ${name}`) });
+  }
+  // Stable sort: equal scores keep the model's order.
+  return out.sort((a, b) => b.score - a.score).slice(0, depth);
+}
+
+/** Splits into ceil(n / size) chunks of near-equal size, in catalogue order. */
+export function chunk<T>(items: T[], size: number): T[][] {
+  const count = Math.ceil(items.length / size);
+  const chunks: T[][] = [];
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    const length = Math.floor(items.length / count) + (i < items.length % count ? 1 : 0);
+    chunks.push(items.slice(start, start + length));
+    start += length;
+  }
+  return chunks;
+}
+
+export interface WideResult {
+  ranking: ScoredSkill[];
+  gate: GateAnswers;
+}
+
+export interface ModelWideOptions {
+  depth: number;
+  chunkSize: number;
+  gateThreshold: number;
+  lane?: Lane;
+}
+
+/**
+ * `--wide model`: one structured call ranking the catalogue and answering the gate. A catalogue larger than
+ * `chunkSize` is ranked in chunks (each keeps its `depth` best), then the chunk winners together, recursively until
+ * one call holds them all; the last call also answers the gate.
+ */
+export async function wideWithModel(
+  chat: SuggestChat,
+  text: string,
+  skills: Skill[],
+  opts: ModelWideOptions,
+  calls: SuggesterCall[],
+): Promise<WideResult> {
+  if (opts.chunkSize < 2 * opts.depth) {
+    // Below this a round of chunks may keep every skill and never shrink the pool.
+    throw new Error(`chunk size ${opts.chunkSize} must be at least twice the shortlist ${opts.depth}`);
+  }
+  let pool = skills;
+  while (pool.length > opts.chunkSize) {
+    const parts = chunk(pool, opts.chunkSize);
+    const winners = await Promise.all(
+      parts.map(async (part) => {
+        const answer = await askJson(
+          chat,
+          {
+            stage: 'wide-chunk',
+            system: RANK_SYSTEM,
+            user: `${requestSection(text)}\n\nSkills (one part of a larger catalogue):\n${listSkills(part)}\n\nRank the ${Math.min(opts.depth, part.length)} most relevant.`,
+            schema: rankSchema(part.map((s) => s.name), opts.depth, false),
+            maxOutputTokens: 60 + 40 * opts.depth,
+          },
+          calls,
+          opts.lane,
+        );
+        return rankingFrom(answer.ranking, part, opts.depth, 'wide-chunk');
+      }),
+    );
+    const keep = new Set(winners.flat().map((w) => w.name));
+    pool = skills.filter((s) => keep.has(s.name));
+  }
+  if (pool.length === 0) {
+    // No chunk named a valid skill: nothing to rank, but the gate still decides what the agent is told.
+    return { ranking: [], gate: await askGate(chat, text, opts.gateThreshold, calls, opts.lane) };
+  }
+  const stage: SuggesterStage = pool.length < skills.length ? 'wide-final' : 'wide';
+  const answer = await askJson(
+    chat,
+    {
+      stage,
+      system: `${RANK_SYSTEM}\n\n${GATE_INTRO}`,
+      user: `${requestSection(text)}\n\nSkills:\n${listSkills(pool)}\n\nRank the ${Math.min(opts.depth, pool.length)} most relevant, then answer the gate questions.`,
+      schema: rankSchema(pool.map((s) => s.name), opts.depth, true),
+      maxOutputTokens: 160 + 40 * opts.depth,
+    },
+    calls,
+    opts.lane,
+  );
+  return {
+    ranking: rankingFrom(answer.ranking, pool, opts.depth, stage),
+    gate: gateFrom(answer.gate, opts.gateThreshold, stage),
+  };
+}
+
+/** `--wide similarity`: the model answers only the gate; the ranking comes from embeddings. */
+export async function askGate(
+  chat: SuggestChat,
+  text: string,
+  threshold: number,
+  calls: SuggesterCall[],
+  lane?: Lane,
+): Promise<GateAnswers> {
+  const answer = await askJson(
+    chat,
+    { stage: 'gate', system: GATE_SYSTEM, user: requestSection(text), schema: gateSchema(), maxOutputTokens: 120 },
+    calls,
+    lane,
+  );
+  return gateFrom(answer, threshold, 'gate');
+}
+
+export type Ranker = (text: string) => Promise<ScoredSkill[]>;
+
+/** Ranks every skill by cosine similarity of its name and description to the request (vectors computed once). */
+export async function createSimilarityRanker(embedder: EmbeddingProvider, skills: Skill[]): Promise<Ranker> {
+  const docs = await embedder.embed(
+    skills.map((s) => ({ text: `${s.name}: ${s.description}`, title: s.name })),
+    'document',
+  );
+  return async (text) => {
+    const [query] = await embedder.embed([{ text }], 'query');
+    return skills
+      .map((s, i) => ({ name: s.name, score: cosine(query, docs[i]) }))
+      .sort((a, b) => b.score - a.score);
+  };
+}
+
+export function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -1,0 +1,201 @@
+// Agent Skills specification checks and lint warnings for a loaded catalogue.
+// Errors break the spec (a host may refuse the skill); warnings are about how well hosts and models will use it.
+import path from 'node:path';
+import { compareStrings, skillFieldLine, sortProblems } from './catalogue.js';
+import type { Catalogue, Problem, Skill } from './types.js';
+
+export { formatProblem } from './catalogue.js';
+
+/** Fields of the Agent Skills specification. */
+export const SPEC_FIELDS = ['name', 'description', 'license', 'allowed-tools', 'metadata', 'compatibility'] as const;
+/** Fields a major host reads although the specification does not define them: not flagged as unknown. */
+export const HOST_FIELDS: Record<string, string> = { when_to_use: 'Claude Code' };
+
+export const NAME_MAX = 64;
+export const DESCRIPTION_MAX = 1024;
+export const COMPATIBILITY_MAX = 500;
+/** Hermes' skill index shows 57 characters + "..." past 60. */
+export const HERMES_INDEX_CUT = 60;
+/** Claude Code truncates description + when_to_use in its skill listing past this many characters. */
+export const CLAUDE_CODE_LISTING_CUT = 1536;
+/** Cosine similarity of two descriptions' word counts at or above which they are reported as near duplicates. */
+export const NEAR_DUPLICATE_THRESHOLD = 0.8;
+
+const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * Phrases that tell the model *when* to load a skill (English and French). A description without any of them
+ * usually says only what the skill is, which makes triggering guesswork.
+ */
+export const WHEN_TO_USE_CUES: readonly RegExp[] = [
+  /\buse (it |this( skill)? )?(when|whenever|for|if|to)\b/i,
+  /\bwhen(ever)?\b/i,
+  /\bif (the |a )?user\b/i,
+  /\btrigger(s|ed)?\b/i,
+  /\bfor \w+ing\b/i,
+  /\butilise[rz]? (ce skill |cette compétence )?(quand|lorsque|pour|si)\b/i,
+  /(^|[^\p{L}])(quand|lorsque?|lorsqu['’])/iu,
+  /\bsi l['’]utilisateur\b/i,
+];
+
+export function hasWhenToUseCue(text: string): boolean {
+  return WHEN_TO_USE_CUES.some((re) => re.test(text));
+}
+
+export function validateCatalogue(catalogue: Catalogue): Problem[] {
+  const problems: Problem[] = [...catalogue.problems];
+  for (const skill of catalogue.skills) problems.push(...checkSkill(skill, catalogue));
+  problems.push(...nearDuplicates(catalogue.skills));
+  return sortProblems(problems);
+}
+
+// ---------------------------------------------------------------- one skill
+
+function checkSkill(skill: Skill, catalogue: Catalogue): Problem[] {
+  const out: Problem[] = [];
+  const at = (key: string, nested?: string) => skillFieldLine(skill, key, nested);
+  const error = (line: number, message: string, fix: string) => out.push({ file: skill.file, line, severity: 'error', message, fix });
+  const warn = (line: number, message: string, fix: string) => out.push({ file: skill.file, line, severity: 'warning', message, fix });
+  const fromJson = catalogue.kind === 'json';
+  const label = fromJson ? `"${skill.name}": ` : '';
+
+  // name
+  const nameIssue = checkName(skill.name);
+  if (nameIssue) {
+    const fix = 'use 1-64 lowercase letters, digits and single hyphens, e.g. `expense-report-checker`';
+    // A JSON roster of tools is not bound by the skill naming rule, but a skills host would reject the name.
+    if (fromJson) warn(at('name'), `${label}name ${nameIssue} (the Agent Skills spec would reject it)`, fix);
+    else error(at('name'), `name "${skill.name}" ${nameIssue}`, fix);
+  }
+  if (skill.dir && path.basename(skill.dir) !== skill.name) {
+    error(at('name'), `name "${skill.name}" differs from its folder "${path.basename(skill.dir)}"`, `rename the folder to "${skill.name}" or set \`name: ${path.basename(skill.dir)}\``);
+  }
+
+  // description
+  const desc = skill.description;
+  if (desc.length > DESCRIPTION_MAX) {
+    error(at('description'), `${label}description is ${desc.length} characters, over the spec's ${DESCRIPTION_MAX}`, 'shorten it: say what the skill does and when to use it; move details into the body');
+  }
+  if (desc.length > HERMES_INDEX_CUT) {
+    warn(at('description'), `${label}description is ${desc.length} characters; Hermes' index shows only "${desc.slice(0, HERMES_INDEX_CUT - 3)}..."`, `put the key trigger words in the first ${HERMES_INDEX_CUT} characters`);
+  }
+  const whenToUse = typeof skill.frontmatter.when_to_use === 'string' ? skill.frontmatter.when_to_use : '';
+  const listing = desc.length + whenToUse.length;
+  if (listing > CLAUDE_CODE_LISTING_CUT) {
+    warn(at('description'), `${label}description${whenToUse ? ' + when_to_use' : ''} is ${listing} characters; Claude Code's skill listing cuts it at ${CLAUDE_CODE_LISTING_CUT}`, 'shorten it so the whole text reaches the model');
+  }
+  if (/\bTODO\b/.test(desc)) {
+    warn(at('description'), `${label}description still holds TODO placeholders`, 'replace them with what the skill does, when to use it and what it is not for');
+  }
+  if (!hasWhenToUseCue(`${desc} ${whenToUse}`)) {
+    warn(at('description'), `${label}description says what the skill is but not when to use it`, 'add a line such as "Use when the user asks to ..." or "Utiliser quand ..."');
+  }
+
+  if (fromJson) return out; // rosters carry their own fields; the rest applies to SKILL.md files
+
+  // other spec fields
+  const fm = skill.frontmatter;
+  if (fm.compatibility !== undefined) {
+    if (typeof fm.compatibility !== 'string') error(at('compatibility'), '`compatibility` is not a string', 'write the environment requirements as one line of text');
+    else if (fm.compatibility.length > COMPATIBILITY_MAX)
+      error(at('compatibility'), `compatibility is ${fm.compatibility.length} characters, over the spec's ${COMPATIBILITY_MAX}`, 'shorten it');
+  }
+  if (fm.license !== undefined && typeof fm.license !== 'string') error(at('license'), '`license` is not a string', 'write a licence name or the path of a bundled licence file');
+  if (fm['allowed-tools'] !== undefined && typeof fm['allowed-tools'] !== 'string' && !isStringList(fm['allowed-tools'])) {
+    error(at('allowed-tools'), '`allowed-tools` is not a list of tool names', 'write a space-separated string, e.g. `allowed-tools: Bash(git:*) Read`');
+  }
+  for (const key of Object.keys(fm).sort(compareStrings)) {
+    if ((SPEC_FIELDS as readonly string[]).includes(key) || key in HOST_FIELDS) continue;
+    warn(at(key), `unknown frontmatter field \`${key}\` (not in the Agent Skills spec; hosts ignore it)`, 'move it under `metadata:` or remove it');
+  }
+
+  // tool profiles
+  for (const profile of skill.toolProfiles) {
+    if (!(profile in catalogue.toolProfiles)) {
+      const declared = Object.keys(catalogue.toolProfiles);
+      error(
+        at('metadata', 'tool-profiles'),
+        `tool profile "${profile}" is not declared in tool-profiles.json`,
+        declared.length ? `use one of ${declared.sort(compareStrings).join(', ')} or declare it` : 'declare it in <catalogue>/tool-profiles.json as {"profiles": {"' + profile + '": [...]}}',
+      );
+    }
+  }
+
+  if (skill.body.trim() === '') warn(1, 'SKILL.md has no body after the frontmatter', 'write the instructions the agent follows once the skill is loaded');
+  return out;
+}
+
+/** Why a name breaks the spec, or null when it is fine. */
+export function checkName(name: string): string | null {
+  if (name.length > NAME_MAX) return `is ${name.length} characters, over ${NAME_MAX}`;
+  if (!NAME_PATTERN.test(name)) {
+    if (/[A-Z]/.test(name)) return 'has uppercase letters';
+    if (/^-|-$/.test(name)) return 'starts or ends with a hyphen';
+    if (name.includes('--')) return 'has consecutive hyphens';
+    return 'has characters other than lowercase letters, digits and hyphens';
+  }
+  return null;
+}
+
+function isStringList(v: unknown): boolean {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+// ---------------------------------------------------------------- near-duplicate descriptions
+
+const STOP_WORDS = new Set(
+  (
+    'the and for with from that this when use used using you your are can not any all into its via per such ' +
+    'les des une pour avec dans par sur est qui que quand pas aux ces son ses tout'
+  ).split(' '),
+);
+
+/** Word counts of a description: lowercase words of 3+ letters or digits, minus common English and French words. */
+export function termVector(text: string): Map<string, number> {
+  const v = new Map<string, number>();
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []) {
+    if (!STOP_WORDS.has(w)) v.set(w, (v.get(w) ?? 0) + 1);
+  }
+  return v;
+}
+
+export function cosine(a: Map<string, number>, b: Map<string, number>): number {
+  let dot = 0;
+  for (const [w, n] of a) dot += n * (b.get(w) ?? 0);
+  if (dot === 0) return 0;
+  const norm = (v: Map<string, number>) => Math.sqrt([...v.values()].reduce((s, n) => s + n * n, 0));
+  return dot / (norm(a) * norm(b));
+}
+
+/** One warning per pair of skills whose descriptions have a cosine similarity >= the threshold. */
+export function nearDuplicates(skills: Skill[], threshold = NEAR_DUPLICATE_THRESHOLD): Problem[] {
+  const sorted = [...skills].sort((a, b) => compareStrings(a.name, b.name));
+  const vectors = sorted.map((s) => termVector(s.description));
+  const out: Problem[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i + 1; j < sorted.length; j++) {
+      const sim = cosine(vectors[i], vectors[j]);
+      if (sim < threshold) continue;
+      const [a, b] = [sorted[i], sorted[j]];
+      out.push({
+        file: b.file,
+        line: skillFieldLine(b, 'description'),
+        severity: 'warning',
+        message: `descriptions of "${a.name}" and "${b.name}" are nearly the same (cosine ${sim.toFixed(2)} >= ${threshold.toFixed(2)}); a model will confuse them`,
+        fix: 'say what sets each apart, or merge them',
+      });
+    }
+  }
+  return out;
+}
+
+/** Counts for the summary line. */
+export function summarise(catalogue: Catalogue, problems: Problem[]): { skills: number; unusable: number; errors: number; warnings: number } {
+  const unusable = catalogue.problems.filter((p) => p.fatal).length;
+  return {
+    skills: catalogue.skills.length + unusable,
+    unusable,
+    errors: problems.filter((p) => p.severity === 'error').length,
+    warnings: problems.filter((p) => p.severity === 'warning').length,
+  };
+}

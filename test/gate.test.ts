@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { compareToBaseline, mcnemarExact, rateGateReasons, DEFAULT_GATE } from '../src/gate.js';
+import { computeMetrics } from '../src/metrics.js';
+import { UserError } from '../src/errors.js';
+import type { EvalRequest, ResultsFile, SelectorRun } from '../src/types.js';
+
+describe('exact McNemar', () => {
+  it('matches the binomial tail by hand', () => {
+    expect(mcnemarExact(0, 6)).toBeCloseTo(2 / 64, 12); // 2 * 0.5^6
+    expect(mcnemarExact(1, 5)).toBeCloseTo((2 * 7) / 64, 12); // 2 * (C(6,0) + C(6,1)) / 2^6
+    expect(mcnemarExact(0, 5)).toBeCloseTo(2 / 32, 12);
+    expect(mcnemarExact(3, 3)).toBe(1);
+    expect(mcnemarExact(0, 0)).toBe(1);
+  });
+  it('stays finite for large counts', () => {
+    const p = mcnemarExact(0, 1500);
+    expect(p).toBeGreaterThanOrEqual(0);
+    expect(p).toBeLessThan(1e-100);
+    expect(mcnemarExact(600, 600)).toBe(1);
+    expect(mcnemarExact(40, 60)).toBeCloseTo(0.0569, 3); // two-sided binomial test, n = 100, k = 40
+  });
+});
+
+const requests: EvalRequest[] = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, text: `request ${i}`, gold: i < 10 ? 'A' : null }));
+
+function results(correctUntil: number): ResultsFile {
+  // Requests below `correctUntil` (covered ones) choose A; the rest of the covered ones choose nothing.
+  const run: SelectorRun = {
+    selector: 'keyword',
+    kind: 'decision',
+    decisions: requests.map((r, i) => ({ requestId: r.id, run: 0, chosen: r.gold && i < correctUntil ? 'A' : null })),
+  };
+  return {
+    schema: 'skillbench.results', version: 1, command: 'eval-trigger', createdAt: '', skillbenchVersion: '0', settings: {},
+    catalogue: { source: 's', skills: [{ name: 'A', hash: 'h', category: '' }] }, requests, runs: [run],
+  };
+}
+
+describe('baseline gate', () => {
+  it('passes an identical run with no flips', () => {
+    const v = compareToBaseline(results(10), results(10));
+    expect(v.passed).toBe(true);
+    expect(v.flips).toEqual([]);
+    expect(v.mcnemar).toEqual([{ selector: 'keyword', better: 0, worse: 0, pValue: 1 }]);
+  });
+  it('fails a significant regression and names the flipped requests', () => {
+    const v = compareToBaseline(results(2), results(10)); // r2..r9 now wrong: 8 worse, p = 2/256
+    expect(v.passed).toBe(false);
+    expect(v.flips.map((f) => f.requestId)).toEqual(['r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9']);
+    expect(v.flips[0]).toMatchObject({ before: 'A', after: null, nowCorrect: false });
+    expect(v.reasons[0]).toMatch(/keyword: worse .* on 8 of 20 paired requests/);
+  });
+  it('does not fail a change too small for the test, or below the minimum effect', () => {
+    expect(compareToBaseline(results(5), results(10)).passed).toBe(true); // 5 worse: p = 0.0625
+    const strict = { ...DEFAULT_GATE, minRate: 0.5 };
+    expect(compareToBaseline(results(2), results(10), strict).passed).toBe(true); // 8/20 = 40 points < 50
+    const loose = { ...DEFAULT_GATE, alpha: 0.1 };
+    expect(compareToBaseline(results(5), results(10), loose).passed).toBe(false);
+  });
+  it('passes an improvement', () => {
+    expect(compareToBaseline(results(10), results(0)).passed).toBe(true);
+  });
+  it('matches requests by id and text', () => {
+    const changed = results(2);
+    changed.requests = changed.requests.map((r) => ({ ...r, text: `${r.text}!` }));
+    expect(() => compareToBaseline(changed, results(10))).toThrow(UserError);
+  });
+  it('refuses a baseline without a common selector', () => {
+    const other = results(10);
+    other.runs[0]!.selector = 'model';
+    expect(() => compareToBaseline(results(10), other, { ...DEFAULT_GATE, baselineFile: 'b.json' })).toThrow(/b\.json: no selector in common/);
+  });
+});
+
+describe('rate gates', () => {
+  it('fails a selector above the maximum', () => {
+    const r = results(7); // wrong load 3/10, needless 0/10
+    const m = r.runs.map((run) => computeMetrics(run, r.requests));
+    expect(rateGateReasons(m, r.runs, { maxWrongLoad: 0.3 })).toEqual([]);
+    expect(rateGateReasons(m, r.runs, { maxWrongLoad: 0.25 })[0]).toMatch(/keyword: wrong load 30\.0% \(3\/10\) is above --max-wrong-load 0\.25/);
+    expect(rateGateReasons(m, r.runs, { maxNeedlessLoad: 0 })).toEqual([]);
+  });
+});

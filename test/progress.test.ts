@@ -1,0 +1,124 @@
+import { describe, expect, it, vi } from 'vitest';
+import { Writable } from 'node:stream';
+import { createProgress } from '../src/progress.js';
+
+// Records whether ink was ever imported: the plain mode must not load anything that needs a terminal.
+const loaded = vi.hoisted(() => ({ ink: 0 }));
+vi.mock('ink', async (importOriginal) => {
+  loaded.ink++;
+  return importOriginal();
+});
+
+/** A writable stream that keeps what was written; `tty` makes it look like a terminal. */
+function captureStream(tty: boolean): Writable & { text(): string; isTTY?: boolean; columns?: number; rows?: number } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  }) as Writable & { text(): string; isTTY?: boolean; columns?: number; rows?: number };
+  stream.text = () => chunks.join('');
+  if (tty) {
+    stream.isTTY = true;
+    stream.columns = 160;
+    stream.rows = 40;
+  }
+  return stream;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Drives two lanes the way a selector loop does: calls in flight, cache hits, tokens, cost, one error. */
+async function simulateRun(progress: ReturnType<typeof createProgress>) {
+  const similarity = progress.lane('similarity', 30);
+  const model = progress.lane('model', 12);
+  for (let i = 0; i < 30; i++) {
+    similarity.inFlight = 1;
+    if (i < 12) model.inFlight = 2;
+    await sleep(4);
+    similarity.inFlight = 0;
+    similarity.done++;
+    similarity.cacheHits += i % 3 === 0 ? 1 : 0;
+    similarity.inputTokens += 40;
+    if (i < 12) {
+      model.inFlight = 0;
+      model.done++;
+      model.inputTokens += 1000;
+      model.outputTokens += 12;
+      model.costUsd += 0.00015;
+      if (i === 5) model.errors++;
+    }
+  }
+  progress.stop();
+}
+
+describe('plain progress (not a terminal)', () => {
+  it('prints readable lines, one lane per line, with no escape codes and a final state', async () => {
+    const stream = captureStream(false);
+    const progress = createProgress({ live: false, title: 'eval-trigger: 30 requests', stream: stream as unknown as NodeJS.WriteStream, intervalMs: 25 });
+    await simulateRun(progress);
+    const text = stream.text();
+
+    expect(text).not.toMatch(/\u001b/);
+    expect(text).not.toMatch(/\r/);
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('eval-trigger: 30 requests');
+    const laneLines = lines.slice(1);
+    // Several reports were made during the run, not only the final one.
+    expect(laneLines.length).toBeGreaterThan(2);
+    const shape = /^\[(similarity|model)\] \d+\/\d+ \(\d+%\)( in flight \d+)? cache \d+ errors \d+ tokens [\d,]+ \$\d+\.\d{4} (eta (\d+s|\d+m\d\ds|\?)|done in \d+s)$/;
+    for (const line of laneLines) expect(line).toMatch(shape);
+
+    // The last line of each lane is its final state.
+    const last = (name: string) => laneLines.filter((l) => l.startsWith(`[${name}]`)).at(-1);
+    expect(last('similarity')).toMatch(/^\[similarity\] 30\/30 \(100%\) cache 10 errors 0 tokens 1,200 \$0\.0000 done in \d+s$/);
+    expect(last('model')).toMatch(/^\[model\] 12\/12 \(100%\) cache 0 errors 1 tokens 12,144 \$0\.0018 done in \d+s$/);
+    expect(loaded.ink).toBe(0);
+  });
+
+  it('prints nothing again for a lane that did not change, and stop() is idempotent', async () => {
+    const stream = captureStream(false);
+    const progress = createProgress({ live: false, stream: stream as unknown as NodeJS.WriteStream, intervalMs: 10 });
+    const lane = progress.lane('keyword', 4);
+    lane.done = 2;
+    await sleep(60);
+    progress.stop();
+    progress.stop();
+    const lines = stream.text().trimEnd().split('\n');
+    // One report while it worked (2/4, eta) and one final report (stopped): unchanged ticks print nothing.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\[keyword\] 2\/4 \(50%\) cache 0 errors 0 tokens 0 \$0\.0000 eta \d+s$/);
+    expect(lines[1]).toMatch(/^\[keyword\] 2\/4 \(50%\) cache 0 errors 0 tokens 0 \$0\.0000 stopped$/);
+  });
+
+  it('asking for a live view on a stream that is not a terminal still gives plain lines', async () => {
+    const stream = captureStream(false);
+    const progress = createProgress({ live: true, stream: stream as unknown as NodeJS.WriteStream, intervalMs: 10 });
+    const lane = progress.lane('explicit', 1);
+    lane.done = 1;
+    progress.stop();
+    expect(stream.text()).toMatch(/^\[explicit\] 1\/1 \(100%\) cache 0 errors 0 tokens 0 \$0\.0000 done in 0s\n$/);
+    expect(loaded.ink).toBe(0);
+  });
+});
+
+describe('live progress (a terminal)', () => {
+  it('draws each lane with ink and clears the view on stop', async () => {
+    const stream = captureStream(true);
+    const progress = createProgress({ live: true, title: 'eval-trigger', stream: stream as unknown as NodeJS.WriteStream });
+    const lane = progress.lane('similarity', 10);
+    lane.done = 3;
+    lane.inFlight = 2;
+    lane.cacheHits = 1;
+    lane.inputTokens = 1234;
+    // ink loads in the background; wait for it, then for a few frames (under CI, ink writes only the last one).
+    for (let i = 0; i < 100 && loaded.ink === 0; i++) await sleep(50);
+    for (let i = 0; i < 20 && !stream.text().includes('similarity'); i++) await sleep(50);
+    progress.stop();
+    const text = stream.text();
+    expect(loaded.ink).toBe(1);
+    expect(text).toContain('eval-trigger');
+    expect(text).toMatch(/similarity\s+█+░+\s+3\/10\s+30%\s+in flight 2\s+cache 1\s+tokens 1,234\s+\$0\.0000\s+errors 0\s+eta \d+s/);
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readResults, validateResults, writeResults } from '../src/results.js';
+import { UserError } from '../src/errors.js';
+import type { ResultsFile } from '../src/types.js';
+
+export function sampleResults(): ResultsFile {
+  return {
+    schema: 'skillbench.results',
+    version: 1,
+    command: 'eval-trigger',
+    createdAt: '2026-11-29T12:00:00.000Z',
+    skillbenchVersion: '0.1.0',
+    settings: { selectors: ['similarity'] },
+    catalogue: { source: 'skills', format: 'xml', skills: [{ name: 'A', hash: 'abc', category: '' }] },
+    requests: [
+      { id: 'r1', text: 'do A', gold: 'A' },
+      { id: 'r2', text: 'nothing', gold: null, kind: 'off-topic' },
+    ],
+    runs: [
+      {
+        selector: 'similarity',
+        kind: 'score',
+        threshold: { value: 0.5, source: 'optimistic' },
+        decisions: [
+          { requestId: 'r1', run: 0, chosen: 'A', scores: [{ name: 'A', score: 0.8 }] },
+          {
+            requestId: 'r2',
+            run: 0,
+            chosen: null,
+            scores: [{ name: 'A', score: 0.2 }],
+            usage: { inputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, thinkingTokens: 0 },
+            cached: false,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+const dir = await mkdtemp(path.join(tmpdir(), 'skillbench-results-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function errorOf(p: Promise<unknown>): Promise<UserError> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(UserError);
+  return err as UserError;
+}
+
+describe('results file', () => {
+  it('round-trips through write and read', async () => {
+    const file = path.join(dir, 'sub', 'r.json');
+    await writeResults(file, sampleResults());
+    expect(await readResults(file)).toEqual(sampleResults());
+  });
+
+  it('names the file and the field of a bad value', async () => {
+    const bad = sampleResults() as unknown as { runs: { decisions: Record<string, unknown>[] }[] };
+    bad.runs[0]!.decisions[1]!.chosen = 42;
+    const file = path.join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify(bad));
+    const err = await errorOf(readResults(file));
+    expect(err.message).toContain(file);
+    expect(err.message).toContain('runs[0].decisions[1].chosen');
+  });
+
+  it('refuses another version, another schema, and decisions of unknown requests', () => {
+    expect(() => validateResults({ ...sampleResults(), version: 2 }, 'x.json')).toThrow(/x\.json: field "version" is 2/);
+    expect(() => validateResults({ ...sampleResults(), schema: 'other' }, 'x.json')).toThrow(/field "schema"/);
+    const r = sampleResults();
+    r.runs[0]!.decisions[0]!.requestId = 'nope';
+    expect(() => validateResults(r, 'x.json')).toThrow(/runs\[0\]\.decisions\[0\]\.requestId/);
+    const s = sampleResults() as unknown as { runs: { decisions: { scores: unknown[] }[] }[] };
+    s.runs[0]!.decisions[0]!.scores = [{ name: 'A', score: 'high' }];
+    expect(() => validateResults(s, 'x.json')).toThrow(/scores\[0\]\.score/);
+    const u = sampleResults() as unknown as { runs: { decisions: { usage?: Record<string, unknown> }[] }[] };
+    u.runs[0]!.decisions[1]!.usage!.outputTokens = null;
+    expect(() => validateResults(u, 'x.json')).toThrow(/usage\.outputTokens/);
+  });
+
+  it('gives a UserError for a missing file and for text that is not JSON', async () => {
+    expect((await errorOf(readResults(path.join(dir, 'missing.json')))).message).toMatch(/cannot read/);
+    const file = path.join(dir, 'text.json');
+    await writeFile(file, 'not json');
+    expect((await errorOf(readResults(file))).message).toMatch(/not valid JSON/);
+  });
+});
