@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Renders the HTML report of a results file and takes a screenshot of it in headless Chromium (Debian's
-// /usr/bin/chromium through playwright-core; no browser is downloaded). Run after `npm run build`:
+// Takes a screenshot of the HTML report in headless Chromium (Debian's /usr/bin/chromium through playwright-core;
+// no browser is downloaded). Run after `npm run build`:
 //
-//   node scripts/screenshot.mjs [results.json] [out.png]
+//   node scripts/screenshot.mjs                      # the demo: an offline eval-trigger run on skills/ + requests.json
+//   node scripts/screenshot.mjs results.json out.png # any results file
 //
-// Defaults: fixtures/results/demo-results.json -> docs/report-screenshot.png. CHROMIUM=/path overrides the browser.
+// Default output: docs/report-screenshot.png. CHROMIUM=/path overrides the browser; HEIGHT=px the height shot.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const input = resolve(process.argv[2] ?? join(root, 'fixtures/results/demo-results.json'));
+const given = process.argv[2] && process.argv[2] !== '-' ? resolve(process.argv[2]) : undefined;
 const output = resolve(process.argv[3] ?? join(root, 'docs/report-screenshot.png'));
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(executablePath)) {
@@ -30,6 +32,14 @@ const { chromium } = await import('playwright-core');
 
 const work = await mkdtemp(join(tmpdir(), 'skillbench-shot-'));
 try {
+  let input = given;
+  if (!input) {
+    // The demo report: the offline selectors on the bundled catalogue, with a throwaway cache (nothing is paid for).
+    input = join(work, 'results.json');
+    execFileSync(process.execPath, [join(root, 'bin/skillbench.js'), 'eval-trigger', '--skills', join(root, 'skills'),
+      '--requests', join(root, 'requests.json'), '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(work, 'cache'),
+      '--no-progress', '--json', input], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   const html = join(work, 'report.html');
   await writeOutputs(await readResults(input), [html]);
   // A fresh, empty profile each time; the flags keep Chromium from reaching for the network on its own.
@@ -49,7 +59,7 @@ try {
   } finally {
     await browser.close();
   }
-  console.log(`screenshot: ${input} -> ${output}`);
+  console.log(`screenshot: ${given ?? 'offline eval-trigger on skills/ and requests.json'} -> ${output}`);
 } finally {
   await rm(work, { recursive: true, force: true });
 }

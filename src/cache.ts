@@ -8,25 +8,48 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChatResponse, ProviderId } from './types.js';
+import pLimit from 'p-limit';
+import type { ChatRequest, ChatResponse, ProviderId } from './types.js';
 
 /** Bump when the key recipe or the entry layout changes: old entries are then simply not found (never misread). */
 export const CACHE_FORMAT_VERSION = 1;
 export const CACHE_SCHEMA = 'skillbench.cache';
 
-/** JSON with object keys sorted at every depth, `undefined` members dropped (as JSON.stringify does). */
-export function canonicalJson(value: unknown): string {
+/** Strings at least this long are keyed by their sha256 (memoised), so a catalogue prompt sent with thousands of
+ * requests is hashed once per run instead of once per request. */
+const LONG_STRING = 1024;
+const digestMemo = new Map<string, string>();
+
+function longStringToken(s: string): string {
+  let d = digestMemo.get(s);
+  if (d === undefined) {
+    if (digestMemo.size >= 4096) digestMemo.clear();
+    d = `#${createHash('sha256').update(s).digest('hex')}`;
+    digestMemo.set(s, d);
+  }
+  return d;
+}
+
+/**
+ * JSON with object keys sorted at every depth, `undefined` members dropped (as JSON.stringify does).
+ * With `digestLongStrings`, a string of 1,024+ characters is written as `#<sha256 hex>` (unquoted, so it can never equal
+ * a real string's encoding): the form stays injective up to sha256 collisions, and is what cache keys hash.
+ */
+export function canonicalJson(value: unknown, digestLongStrings = false): string {
+  if (typeof value === 'string') return digestLongStrings && value.length >= LONG_STRING ? longStringToken(value) : JSON.stringify(value);
   if (value === null || typeof value !== 'object') {
     const s = JSON.stringify(value);
     return s === undefined ? 'null' : s;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === 'function' ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (Array.isArray(value)) {
+    return `[${value.map((v) => (v === undefined || typeof v === 'function' ? 'null' : canonicalJson(v, digestLongStrings))).join(',')}]`;
+  }
   const keys = Object.keys(value as object).sort();
   const parts: string[] = [];
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
     if (v === undefined || typeof v === 'function') continue;
-    parts.push(`${JSON.stringify(k)}:${canonicalJson(v)}`);
+    parts.push(`${JSON.stringify(k)}:${canonicalJson(v, digestLongStrings)}`);
   }
   return `{${parts.join(',')}}`;
 }
@@ -44,7 +67,7 @@ export interface KeyParts {
 
 export function cacheKey(parts: KeyParts): string {
   return createHash('sha256')
-    .update(canonicalJson({ v: CACHE_FORMAT_VERSION, op: parts.op, provider: parts.provider, model: parts.model, request: parts.request, sample: parts.sample }))
+    .update(canonicalJson({ v: CACHE_FORMAT_VERSION, op: parts.op, provider: parts.provider, model: parts.model, request: parts.request, sample: parts.sample }, true))
     .digest('hex');
 }
 
@@ -80,6 +103,8 @@ export class ResponseCache {
   readonly dir: string;
   readonly stats: CacheStats = { hits: 0, misses: 0, writes: 0, corrupt: 0, warnings: [] };
   private readonly madeDirs = new Set<string>();
+  /** Bounds open files when thousands of requests replay at once (EMFILE otherwise). */
+  private readonly io = pLimit(64);
   /** Strings that must never reach a cache file (API keys). */
   private readonly secrets: string[];
 
@@ -97,7 +122,7 @@ export class ResponseCache {
     const file = this.fileOf(key);
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await this.io(() => readFile(file, 'utf8'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`cache: cannot read ${file}: ${(err as Error).message}`);
       this.stats.misses++;
@@ -130,8 +155,10 @@ export class ResponseCache {
     }
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, text, { flag: 'wx' });
-      await rename(tmp, file);
+      await this.io(async () => {
+        await writeFile(tmp, text, { flag: 'wx' });
+        await rename(tmp, file);
+      });
       this.stats.writes++;
     } catch (err) {
       await unlink(tmp).catch(() => undefined);
@@ -142,6 +169,41 @@ export class ResponseCache {
   private warn(message: string): void {
     if (this.stats.warnings.length < 100) this.stats.warnings.push(message);
   }
+}
+
+/** The entry the client writes for a request (`req` is the full request, model and thinking included). */
+export function makeEntry(
+  key: string,
+  op: 'chat' | 'countTokens',
+  provider: ProviderId,
+  req: ChatRequest,
+  sample: number,
+  body: { response?: ChatResponse; costUsd?: number; tokens?: number },
+): CacheEntry {
+  return {
+    schema: CACHE_SCHEMA,
+    version: CACHE_FORMAT_VERSION,
+    key,
+    op,
+    provider,
+    model: req.model,
+    sample,
+    createdAt: new Date().toISOString(),
+    summary: summarise(req),
+    ...body,
+  };
+}
+
+/** What a human reading the file needs to recognise the request; never used for lookup. */
+function summarise(req: ChatRequest): Record<string, unknown> {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  return {
+    lastUser: last && last.role === 'user' ? last.content.slice(0, 300) : null,
+    messages: req.messages.length,
+    tools: req.tools.map((t) => t.name),
+    systemChars: req.system.reduce((a, b) => a + b.text.length, 0),
+    thinking: req.thinking,
+  };
 }
 
 /** A valid entry, or the reason it is not. */

@@ -40,7 +40,9 @@ export async function loadCatalogue(catPath: string): Promise<Catalogue> {
   } catch (err) {
     throw new UserError(`${catPath}: cannot read the catalogue (${errCode(err)})`, CATALOGUE_FIX);
   }
-  return stat.isDirectory() ? loadFolder(abs, catPath) : loadJson(abs, catPath);
+  if (stat.isDirectory()) return loadFolder(abs, catPath);
+  if (path.basename(abs) === SKILL_FILE) return loadFolder(path.dirname(abs), path.dirname(catPath)); // one skill, named by its file
+  return loadJson(abs, catPath);
 }
 
 /** Throws a UserError listing the fatal problems (skills that could not be loaded), if any. */
@@ -74,7 +76,7 @@ async function loadFolder(root: string, shown: string): Promise<Catalogue> {
     throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it`, CATALOGUE_FIX);
   }
   const toolProfiles = await readToolProfiles(root);
-  const loaded = await Promise.all(files.map((f) => loadSkillFile(root, f)));
+  const loaded = await mapLimit(files, 32, (f) => loadSkillFile(root, f)); // bounded: large catalogues, few file handles
   const problems: Problem[] = loaded.flatMap((l) => l.problems);
   const skills = dropDuplicates(
     loaded.flatMap((l) => (l.skill ? [l.skill] : [])),
@@ -515,6 +517,19 @@ function decodeText(bytes: Buffer): string | null {
   } catch {
     return null;
   }
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 async function isRegularFile(p: string): Promise<boolean> {

@@ -2,7 +2,7 @@
 // accounting + --dry-run / --max-cost. Providers are loaded lazily on the first live call, so a --cache-only replay
 // needs no key and never imports an SDK.
 import pLimit from 'p-limit';
-import { cacheKey, embeddingFile, embeddingKey, readVector, ResponseCache, writeVector, type CacheEntry } from './cache.js';
+import { cacheKey, embeddingFile, embeddingKey, makeEntry, readVector, ResponseCache, writeVector } from './cache.js';
 import { ProviderError, UserError } from './errors.js';
 import type { ProviderOptions } from './options.js';
 import {
@@ -130,8 +130,9 @@ export interface ChatClient {
 /** Knobs tests and benchmarks set; the CLI uses the defaults. */
 export interface ClientTuning {
   env?: NodeJS.ProcessEnv;
-  /** Retries after the first attempt (default 5). */
+  /** Retries after the first attempt (default 5); 429s with a server delay have their own budget (default 30). */
   maxRetries?: number;
+  maxRateLimitRetries?: number;
   /** First backoff delay in ms (default 1000), doubled each retry, with jitter. */
   retryBaseMs?: number;
   /** Longest single wait in ms (default 60000), also the cap on a server's retry-after. */
@@ -204,7 +205,10 @@ export function parseThinking(value: string | undefined): ChatRequest['thinking'
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface RetryPolicy {
+  /** Retries of 5xx, 529, timeouts, dropped connections, malformed bodies, and 429s without a server delay. */
   maxRetries: number;
+  /** Retries of 429s that say how long to wait (retry-after, RetryInfo): a rate limit is a queue, not a failure. */
+  maxRateLimitRetries: number;
   baseMs: number;
   maxMs: number;
 }
@@ -212,7 +216,8 @@ export interface RetryPolicy {
 /** The wait before retry number `attempt` (0-based): the server's delay when it gave one, else exponential backoff
  * with "equal jitter" (half fixed, half random), both capped at maxMs. */
 export function backoffMs(attempt: number, policy: RetryPolicy, retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined) return Math.min(policy.maxMs, retryAfterMs + Math.random() * Math.min(policy.baseMs, 250));
+  // A little jitter on the server's delay spreads the waiting workers without leaving the rate limit idle.
+  if (retryAfterMs !== undefined) return Math.min(policy.maxMs, retryAfterMs + Math.random() * Math.min(policy.baseMs, Math.max(10, retryAfterMs / 4)));
   const d = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
   return d / 2 + (Math.random() * d) / 2;
 }
@@ -230,16 +235,22 @@ export async function withRetries<T>(
   fn: () => Promise<T>,
   onRetry?: (e: CallError, waitMs: number) => void,
 ): Promise<T> {
+  let other = 0;
+  let rateLimited = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
       const e = asCallError(err, provider);
-      if (!e.retryable || attempt >= policy.maxRetries) {
+      const paced = e.status === 429 && e.retryAfterMs !== undefined;
+      const exhausted = paced ? rateLimited >= policy.maxRateLimitRetries : other >= policy.maxRetries;
+      if (!e.retryable || exhausted) {
         const tries = attempt + 1;
         throw new ProviderError(tries > 1 ? `${e.message} (after ${tries} attempts)` : e.message, e.status, e.retryable);
       }
-      const wait = backoffMs(attempt, policy, e.retryAfterMs);
+      const wait = backoffMs(other, policy, e.retryAfterMs);
+      if (paced) rateLimited++;
+      else other++;
       onRetry?.(e, wait);
       await sleep(wait);
     }
@@ -247,6 +258,16 @@ export async function withRetries<T>(
 }
 
 // ---------------------------------------------------------------- the client
+
+/** The request as sent and as keyed: the client's model, and the run's thinking level unless the request sets one. */
+export function withDefaults(req: ClientRequest, model: string, thinking: ChatRequest['thinking'] = 'minimal'): ChatRequest {
+  return { ...req, model, thinking: req.thinking ?? thinking };
+}
+
+/** The cache key of a chat request (`req` as returned by withDefaults). */
+export function chatCacheKey(provider: ProviderId, model: string, req: ChatRequest, sample = 0): string {
+  return cacheKey({ op: 'chat', provider, model, request: req, sample });
+}
 
 const ZERO: Usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, thinkingTokens: 0 };
 /** Dry-run and --max-cost output estimate: selection answers are short; a budget check must not be too timid. */
@@ -256,7 +277,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
   const env = tuning.env ?? process.env;
   const cfg = resolveConfig(opts, env);
   const thinking = parseThinking(opts.thinking);
-  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
   const cache = new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) });
   const readCache = opts.cache !== false;
   const limit = pLimit(cfg.concurrency);
@@ -288,7 +309,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     tokens.thinkingTokens += u.thinkingTokens;
   };
 
-  const fullRequest = (req: ClientRequest): ChatRequest => ({ ...req, model: cfg.model, thinking: req.thinking ?? thinking });
+  const fullRequest = (req: ClientRequest): ChatRequest => withDefaults(req, cfg.model, thinking);
 
   async function estimate(req: ChatRequest): Promise<{ input: number; output: number; cost: number }> {
     const input = await estimateInputTokens(req);
@@ -301,7 +322,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     const req = fullRequest(req0);
     const sample = o.sample ?? 0;
     const lane = o.lane;
-    const key = cacheKey({ op: 'chat', provider: cfg.provider, model: cfg.model, request: req, sample });
+    const key = chatCacheKey(cfg.provider, cfg.model, req, sample);
     const t0 = performance.now();
 
     if (readCache || opts.cacheOnly || opts.dryRun) {
@@ -361,7 +382,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
           lane.costUsd += costUsd;
         }
         // Written before the caller sees it: a run killed after this point never pays for this request again.
-        await cache.put(entryFor(key, 'chat', req, sample, { response, costUsd }));
+        await cache.put(makeEntry(key, 'chat', cfg.provider, req, sample, { response, costUsd }));
         return { response, cached: false, costUsd, latencyMs: performance.now() - started };
       } catch (err) {
         s.errors++;
@@ -372,21 +393,6 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
         if (lane) lane.inFlight--;
       }
     });
-  }
-
-  function entryFor(key: string, op: 'chat' | 'countTokens', req: ChatRequest, sample: number, body: Partial<CacheEntry>): CacheEntry {
-    return {
-      schema: 'skillbench.cache',
-      version: 1,
-      key,
-      op,
-      provider: cfg.provider,
-      model: cfg.model,
-      sample,
-      createdAt: new Date().toISOString(),
-      summary: summarise(req),
-      ...body,
-    };
   }
 
   async function countTokens(req0: ClientRequest): Promise<number | null> {
@@ -400,7 +406,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     const p = await provider();
     if (!p.countTokens) return null;
     const n = await limit(() => withRetries(cfg.provider, policy, () => p.countTokens!(req), () => void s.retries++));
-    await cache.put(entryFor(key, 'countTokens', req, 0, { tokens: n }));
+    await cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
     return n;
   }
 
@@ -479,17 +485,6 @@ function describe(req: ChatRequest): string {
   return `${req.model}: "${text.length > 60 ? `${text.slice(0, 60)}...` : text}"`;
 }
 
-function summarise(req: ChatRequest): Record<string, unknown> {
-  const last = [...req.messages].reverse().find((m) => m.role === 'user');
-  return {
-    lastUser: last && last.role === 'user' ? last.content.slice(0, 300) : null,
-    messages: req.messages.length,
-    tools: req.tools.map((t) => t.name),
-    systemChars: req.system.reduce((a, b) => a + b.text.length, 0),
-    thinking: req.thinking,
-  };
-}
-
 let countText: ((s: string) => number) | null = null;
 
 /** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
@@ -522,7 +517,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
   const id = (opts.embeddings ?? 'use') as EmbeddingId;
   if (!['use', 'gemini', 'openai'].includes(id)) throw new UserError(`--embeddings: unknown provider "${id}"`, 'use one of use, gemini, openai');
   const model = opts.embeddingModel ?? DEFAULT_EMBEDDING_MODELS[id];
-  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
   let pc = { apiKey: '', baseUrl: undefined as string | undefined, model, timeoutMs: Math.round((opts.timeout || 60) * 1000) };
   if (id !== 'use') {
     // --base-url is for the embedder when it is the same provider as --provider, or no --provider is given.

@@ -60,6 +60,8 @@ export interface TraceToolCall {
   skipped?: boolean;
   /** The result text (kept for the trace and the JSON output). */
   result: string;
+  /** run_skill_script: wall-clock time of the script (not shown to the model). */
+  durationMs?: number;
 }
 
 export interface TraceCall {
@@ -94,6 +96,8 @@ export interface AgentRun {
   answer: string | null;
   stop: 'answer' | 'max-turns' | 'error';
   error?: string;
+  /** What ended a run with stop 'error': a --cache-only miss, a --dry-run skip, --max-cost, or a failed call. */
+  errorKind?: 'cache-miss' | 'dry-run' | 'budget' | 'provider';
   calls: TraceCall[];
   /** Sums over every call, from the provider's usage. */
   inputTokens: number;
@@ -162,6 +166,8 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
       if (err instanceof ProviderError || err instanceof BudgetExceededError) {
         run.stop = 'error';
         run.error = err.message;
+        run.errorKind =
+          err instanceof BudgetExceededError ? 'budget' : err.name === 'CacheMissError' ? 'cache-miss' : err.name === 'DryRunError' ? 'dry-run' : 'provider';
         break;
       }
       throw err;
@@ -216,6 +222,7 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
         resultChars: done.result.content.length,
         resultTokens: tokens,
         result: done.result.content,
+        ...(done.script ? { durationMs: done.script.durationMs } : {}),
       });
     }
     trace.newTokens = ledger.newAt(turn);
@@ -291,4 +298,71 @@ export function sourceLabel(source: TokenSource, mode: HarnessMode): string {
     case 'other':
       return 'other (refusals, loaded list, profile tools)';
   }
+}
+
+// ---------------------------------------------------------------- trace (e2e output)
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function preview(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
+}
+
+/** The trace of one run: each call, each tool call with its arguments and result size, tokens per call and cumulated. */
+export function formatTrace(run: AgentRun): string {
+  const out: string[] = [];
+  out.push(`== ${run.mode} · ${run.provider}/${run.model}`);
+  if (run.calls.length === 0) {
+    out.push(`stopped before the first call: ${run.error ?? 'no call made'}`);
+    return out.join('\n');
+  }
+  for (const c of run.calls) {
+    const cache = c.usage.cachedInputTokens ? `, ${fmt(c.usage.cachedInputTokens)} from prompt cache` : '';
+    out.push(
+      `call ${c.index}: input ${fmt(c.usage.inputTokens)} tokens (~${fmt(c.newTokens)} new${cache}), output ${fmt(c.usage.outputTokens + c.usage.thinkingTokens)}, cumulative input ${fmt(c.cumulativeInputTokens)}${c.cached ? ' [replayed from cache]' : ''}`,
+    );
+    for (const t of c.toolCalls) {
+      const args = JSON.stringify(t.args);
+      if (t.skipped) {
+        out.push(`  -> ${t.name} ${args}  (not run: --max-turns reached)`);
+        continue;
+      }
+      const status = t.level === 'script' ? `${scriptStatus(t.result)}, ${fmt(t.durationMs ?? 0)} ms` : t.isError ? 'refused' : t.level;
+      out.push(`  -> ${t.name} ${args}  [${status}] result ${fmt(t.resultChars)} chars, ~${fmt(t.resultTokens)} tokens`);
+      if (t.isError && t.level !== 'script') out.push(`     ${preview(t.result)}`);
+    }
+    if (c.toolCalls.length === 0) out.push(`  answer (${fmt(c.text.length)} chars)`);
+  }
+  if (run.stop === 'error') out.push(`stopped: ${run.error}`);
+  if (run.stop === 'max-turns') out.push(`stopped: --max-turns reached after ${run.calls.length} calls without a final answer`);
+  const share = run.inputTokens ? ` (${Math.round((100 * run.resentTokens) / run.inputTokens)}%)` : '';
+  out.push(
+    `total: ${fmt(run.inputTokens)} input tokens over ${run.calls.length} call${run.calls.length === 1 ? '' : 's'}: ` +
+      `${fmt(run.finalPromptTokens)} entered the conversation once, ${fmt(run.resentTokens)}${share} were history resent on later calls`,
+  );
+  out.push('brought in, by source (o200k estimate; "carried" = times the calls that resent it):');
+  for (const l of run.levels.filter((x) => x.once !== 0)) {
+    out.push(`  ${sourceLabel(l.source, run.mode).padEnd(44)} once ${fmt(l.once).padStart(8)}   carried ${fmt(l.carried).padStart(9)}`);
+  }
+  if (run.answer !== null) out.push('answer:', run.answer.trim());
+  return out.join('\n');
+}
+
+function scriptStatus(result: string): string {
+  const r = JSON.parse(result) as { exitCode: number | null; timedOut?: boolean; truncated?: boolean };
+  return [r.timedOut ? 'killed at the timeout' : r.exitCode === null ? 'killed' : `exit ${r.exitCode}`, r.truncated ? 'output truncated' : ''].filter(Boolean).join(', ');
+}
+
+/** One line comparing the modes on the same request. */
+export function formatComparison(runs: AgentRun[]): string {
+  const p = runs.find((r) => r.mode === 'progressive');
+  const l = runs.find((r) => r.mode === 'load-all');
+  if (!p || !l || p.calls.length === 0 || l.calls.length === 0) return '';
+  const ratio = l.inputTokens ? p.inputTokens / l.inputTokens : NaN;
+  return (
+    `progressive vs load-all: ${fmt(p.inputTokens)} vs ${fmt(l.inputTokens)} input tokens ` +
+    `(${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x; load-all costs ${Number.isFinite(ratio) && ratio > 0 ? (1 / ratio).toFixed(1) : '-'}x as much), ` +
+    `${p.calls.length} vs ${l.calls.length} calls`
+  );
 }

@@ -142,12 +142,12 @@ export class SkillLoader {
     const args = scriptArgs(call.args.args);
     if (typeof args === 'string') return refusal(call, args);
     const result = await runScript(r.skill.dir!, r.rel, args, this.options.sandbox);
+    // No duration in what the model sees: the same run must give the same request, or cached replays would miss.
     const content = JSON.stringify({
       exitCode: result.exitCode,
       ...(result.signal ? { signal: result.signal } : {}),
       timedOut: result.timedOut,
       truncated: result.truncated,
-      durationMs: result.durationMs,
       stdout: result.stdout,
       stderr: result.stderr,
     });

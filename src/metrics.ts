@@ -92,9 +92,20 @@ export interface ScoredItem {
   top: ScoredSkill | null;
 }
 
-/** The decision a score selector makes at a threshold: the top skill when its score reaches it, else none. */
+/**
+ * The single best candidate of a ranking, or null when there is none or the first place is tied (e.g. every BM25
+ * score 0): a tie is no evidence for either skill, and breaking it by name would count luck as a correct ranking.
+ */
+export function topOf(scores: ScoredSkill[] | undefined): ScoredSkill | null {
+  const first = scores?.[0];
+  if (!first) return null;
+  const second = scores![1];
+  return second && second.score >= first.score ? null : first;
+}
+
+/** The decision a score selector makes at a threshold: the single top skill when its score reaches it, else none. */
 export function chooseAt(scores: ScoredSkill[] | undefined, threshold: number): string | null {
-  const top = scores?.[0];
+  const top = topOf(scores);
   return top && top.score >= threshold ? top.name : null;
 }
 
@@ -157,7 +168,7 @@ export function bestPoint(points: SweepPoint[]): SweepPoint | null {
 export function scoredItems(run: SelectorRun, requests: EvalRequest[]): ScoredItem[] {
   return paired(run, requests)
     .filter(({ d }) => d.error === undefined && d.scores !== undefined)
-    .map(({ d, r }) => ({ gold: r.gold, top: d.scores![0] ?? null }));
+    .map(({ d, r }) => ({ gold: r.gold, top: topOf(d.scores) }));
 }
 
 /** The threshold that minimises mean(wrong, needless) on these scores, or null when there is nothing to choose on. */
@@ -200,11 +211,18 @@ export function recall(run: SelectorRun, requests: EvalRequest[]): { top1: Rate;
   for (const { d, r } of paired(run, requests)) {
     if (r.gold === null || d.error !== undefined || d.scores === undefined || d.run !== 0) continue;
     n++;
-    const rank = d.scores.findIndex((s) => s.name === r.gold);
+    const rank = pessimisticRank(d.scores, r.gold);
     if (rank === 0) top1++;
-    if (rank >= 0 && rank < 3) top3++;
+    if (rank !== null && rank < 3) top3++;
   }
   return { top1: wilson(top1, n), top3: wilson(top3, n) };
+}
+
+/** 0-based rank of `name` counting every other candidate scored as high or higher (ties rank against it); null when absent. */
+export function pessimisticRank(scores: ScoredSkill[], name: string): number | null {
+  const own = scores.find((s) => s.name === name);
+  if (!own) return null;
+  return scores.filter((s) => s.name !== name && s.score >= own.score).length;
 }
 
 export function confusion(pairs: { d: Decision; r: EvalRequest }[]): SelectorMetrics['confusion'] {

@@ -16,6 +16,8 @@ export interface ProgressOptions {
 interface LaneState {
   lane: Lane;
   startedAt: number;
+  /** Live view: when the lane was first seen complete (the view redraws every 200 ms). */
+  finishedAt?: number;
   /** Plain mode: the line printed last, so an unchanged lane is not printed again. */
   lastLine?: string;
 }
@@ -70,7 +72,7 @@ function plainProgress(
   };
 }
 
-/** `[similarity] 12/30 (40%) in flight 2 cache 10 errors 0 tokens 1,234 $0.0000 eta 3s`: plain ASCII, one lane. */
+/** `[similarity] 12/30 (40%) in flight 2 cache 10 errors 0 tokens 1,234 $0.0000 eta 3s`: plain text, one lane. */
 function plainLine(state: LaneState, now: number, final = false): string {
   const { lane } = state;
   const parts = [
@@ -85,7 +87,8 @@ function plainLine(state: LaneState, now: number, final = false): string {
     `tokens ${formatInt(lane.inputTokens + lane.outputTokens)}`,
     formatUsd(lane.costUsd),
   );
-  if (lane.done >= lane.total) parts.push(`done in ${formatDuration(now - state.startedAt)}`);
+  // The finishing moment is only seen at a report, up to an interval late: say "done" rather than a wrong duration.
+  if (lane.done >= lane.total) parts.push('done');
   else if (!final) parts.push(`eta ${eta(state, now)}`);
   else parts.push('stopped');
   return parts.join(' ');
@@ -160,7 +163,7 @@ async function loadInk(): Promise<InkModule> {
       h(Text, null, `tokens ${formatInt(lane.inputTokens + lane.outputTokens)}`),
       h(Text, null, formatUsd(lane.costUsd)),
       h(Text, { color: lane.errors > 0 ? 'red' : undefined, dimColor: lane.errors === 0 }, `errors ${lane.errors}`),
-      h(Text, { dimColor: true }, finished ? `done in ${formatDuration(now - state.startedAt)}` : `eta ${eta(state, now)}`),
+      h(Text, { dimColor: true }, finished ? `done in ${formatDuration((state.finishedAt ??= now) - state.startedAt)}` : `eta ${eta(state, now)}`),
     );
   };
 

@@ -3,7 +3,7 @@
 // (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { cp, mkdtemp, rm, lstat, realpath } from 'node:fs/promises';
+import { cp, lchown, lstat, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, extname, join, posix, sep } from 'node:path';
 import { UserError } from './errors.js';
@@ -11,8 +11,10 @@ import { UserError } from './errors.js';
 /**
  * bwrap: new namespaces for everything (no network: only a private loopback), system folders read-only, a private
  * /tmp, only the copy writable, the original skill folder not even visible.
- * unshare: a new network namespace only. Writes outside the copy are NOT prevented: the script runs with the
- * caller's permissions, it merely starts in the copy with HOME and TMPDIR pointing into it.
+ * unshare: a new network namespace (no network) and, best effort, fewer write permissions: run as root, the script
+ * runs as the unprivileged `nobody` user (unshare --setuid), so it can write its copy and world-writable folders
+ * (/tmp, /var/tmp, /dev/shm) but not system or user files; run as a user, it keeps that user's permissions. In both
+ * cases it starts in the copy with HOME and TMPDIR pointing into it.
  * none: no isolation at all (only with --unsafe-no-sandbox).
  */
 export type SandboxKind = 'bwrap' | 'unshare' | 'none';
@@ -89,10 +91,29 @@ export async function bwrapWorks(): Promise<boolean> {
 }
 
 export async function unshareWorks(): Promise<boolean> {
-  const unshare = findExecutable('unshare');
-  const truePath = findExecutable('true');
-  if (!unshare || !truePath) return false;
-  return (await quickRun(unshare, [...unshareArgs(), truePath])) === 0;
+  return (await unshareArgs()) !== null;
+}
+
+/** uid/gid the script runs as under unshare when skillbench runs as root. */
+export const NOBODY = 65534;
+
+let unshareVariant: Promise<string[] | null> | undefined;
+
+/**
+ * The unshare options that work here, probed once: as root, a network namespace and a switch to `nobody`
+ * (util-linux >= 2.38), else the network namespace alone; as a user, -r (map to root) is needed to get one.
+ */
+function unshareArgs(): Promise<string[] | null> {
+  unshareVariant ??= (async () => {
+    const unshare = findExecutable('unshare');
+    const truePath = findExecutable('true');
+    if (!unshare || !truePath) return null;
+    const candidates =
+      process.getuid?.() === 0 ? [['-n', '--setuid', String(NOBODY), '--setgid', String(NOBODY), '--'], ['-n', '--']] : [['-r', '-n', '--']];
+    for (const args of candidates) if ((await quickRun(unshare, [...args, truePath])) === 0) return args;
+    return null;
+  })();
+  return unshareVariant;
 }
 
 function quickRun(cmd: string, args: string[]): Promise<number | null> {
@@ -142,9 +163,18 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
       cmdArgs = [...bwrapArgs(copy, [interpreter]), ...argv];
       cwd = work;
       env = {};
+    } else if (kind === 'unshare') {
+      const uargs = await unshareArgs();
+      if (!uargs) throw new UserError('cannot run skill scripts: unshare cannot create a network namespace here', 'install bubblewrap');
+      // Dropped to nobody: the copy (and the folder holding it) must be theirs to write.
+      if (uargs.includes('--setuid')) await chownTree(work, NOBODY);
+      cmd = findExecutable('unshare')!;
+      cmdArgs = [...uargs, ...argv];
+      cwd = copy;
+      env = sandboxEnv(copy);
     } else {
-      cmd = kind === 'unshare' ? findExecutable('unshare')! : interpreter;
-      cmdArgs = kind === 'unshare' ? [...unshareArgs(), ...argv] : argv.slice(1);
+      cmd = interpreter;
+      cmdArgs = argv.slice(1);
       cwd = copy;
       env = sandboxEnv(copy);
     }
@@ -242,9 +272,13 @@ function bwrapArgs(copy: string, extra: string[]): string[] {
   return args;
 }
 
-function unshareArgs(): string[] {
-  // As root, a network namespace needs no user namespace; a user needs -r (map to root) to be allowed one.
-  return process.getuid?.() === 0 ? ['-n', '--'] : ['-r', '-n', '--'];
+async function chownTree(dir: string, id: number): Promise<void> {
+  await lchown(dir, id, id);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await chownTree(p, id);
+    else await lchown(p, id, id);
+  }
 }
 
 /** `/x/y/bin/node` -> `/x/y` (the folder holding bin/ and lib/). */

@@ -102,6 +102,8 @@ describe('folder catalogue', () => {
   it('loads a single skill folder given directly', async () => {
     const cat = await loadCatalogue(fixture('valid/categorised/general-helper'));
     expect(cat.skills.map((s) => [s.name, s.category, s.location])).toEqual([['general-helper', '', 'general-helper/SKILL.md']]);
+    const byFile = await loadCatalogue(fixture('valid/categorised/general-helper/SKILL.md'));
+    expect(byFile.skills.map((s) => s.name)).toEqual(['general-helper']);
   });
 });
 

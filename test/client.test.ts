@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   availableChatProvider,
+  backoffMs,
   BudgetExceededError,
   CacheMissError,
   createChatClient,
@@ -142,6 +143,38 @@ describe('retries and faults (every provider)', () => {
     await c.chat(req('retry info'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(490);
     expect(c.stats().retries).toBe(1);
+  });
+});
+
+describe('retry budget and backoff', () => {
+  it('a 429 with a server delay is a queue: it has its own retry budget; without a delay it counts as a failure', async () => {
+    const paced = fault.status(429, { headers: { 'retry-after-ms': '5' } });
+    server.setHandlers({ openai: script(...Array.from({ length: 8 }, () => paced), ok.openai) });
+    const c = await client('openai'); // maxRetries 3
+    const before = hitsOf('openai');
+    await c.chat(req('paced 429s'));
+    expect(hitsOf('openai') - before).toBe(9);
+    expect(c.stats().retries).toBe(8);
+
+    server.setHandlers({ openai: script(fault.status(429), fault.status(429), fault.status(429), fault.status(429), ok.openai) });
+    const err = await c.chat(req('bare 429s')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).status).toBe(429);
+  });
+
+  it('backs off exponentially with jitter, capped, and follows a server delay', () => {
+    const policy = { maxRetries: 5, maxRateLimitRetries: 30, baseMs: 100, maxMs: 1000 };
+    for (let i = 0; i < 50; i++) {
+      for (const [attempt, full] of [[0, 100], [1, 200], [2, 400], [3, 800], [6, 1000]] as const) {
+        const d = backoffMs(attempt, policy);
+        expect(d).toBeGreaterThanOrEqual(full / 2);
+        expect(d).toBeLessThanOrEqual(full);
+      }
+      const s = backoffMs(0, policy, 300);
+      expect(s).toBeGreaterThanOrEqual(300);
+      expect(s).toBeLessThanOrEqual(300 + 75);
+      expect(backoffMs(0, policy, 60_000)).toBe(1000);
+    }
   });
 });
 

@@ -177,3 +177,26 @@ describe('repeated runs', () => {
     expect(flaky([])).toEqual([]);
   });
 });
+
+describe('ties in a ranking', () => {
+  it('are no decision and no correct ranking: a tie is not broken by name', () => {
+    const tied = [{ name: 'A', score: 0 }, { name: 'B', score: 0 }];
+    const reqs: EvalRequest[] = [
+      { id: 't', text: 't', gold: 'A' },
+      { id: 'u', text: 'u', gold: 'B' },
+    ];
+    const run: SelectorRun = {
+      selector: 'keyword',
+      kind: 'score',
+      decisions: [
+        { requestId: 't', run: 0, chosen: null, scores: tied },
+        { requestId: 'u', run: 0, chosen: 'B', scores: [{ name: 'B', score: 0.4 }, { name: 'A', score: 0.4 }, { name: 'C', score: 0.1 }] },
+      ],
+    };
+    const m = computeMetrics(run, reqs);
+    expect(m.recall!.top1.k).toBe(0);
+    expect(m.recall!.top3.k).toBe(2); // both golds are within the first three, ties counted against them
+    expect(m.separability!.lowestCorrectPositive).toBeNull();
+    expect(m.separability!.sweep).toEqual([]); // no single top anywhere: nothing to threshold
+  });
+});

@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createProgress } from '../src/progress.js';
+import { main } from '../src/cli.js';
 
 // Records whether ink was ever imported: the plain mode must not load anything that needs a terminal.
 const loaded = vi.hoisted(() => ({ ink: 0 }));
@@ -67,13 +71,13 @@ describe('plain progress (not a terminal)', () => {
     const laneLines = lines.slice(1);
     // Several reports were made during the run, not only the final one.
     expect(laneLines.length).toBeGreaterThan(2);
-    const shape = /^\[(similarity|model)\] \d+\/\d+ \(\d+%\)( in flight \d+)? cache \d+ errors \d+ tokens [\d,]+ \$\d+\.\d{4} (eta (\d+s|\d+m\d\ds|\?)|done in \d+s)$/;
+    const shape = /^\[(similarity|model)\] \d+\/\d+ \(\d+%\)( in flight \d+)? cache \d+ errors \d+ tokens [\d,]+ \$\d+\.\d{4} (eta (\d+s|\d+m\d\ds|\?)|done)$/;
     for (const line of laneLines) expect(line).toMatch(shape);
 
     // The last line of each lane is its final state.
     const last = (name: string) => laneLines.filter((l) => l.startsWith(`[${name}]`)).at(-1);
-    expect(last('similarity')).toMatch(/^\[similarity\] 30\/30 \(100%\) cache 10 errors 0 tokens 1,200 \$0\.0000 done in \d+s$/);
-    expect(last('model')).toMatch(/^\[model\] 12\/12 \(100%\) cache 0 errors 1 tokens 12,144 \$0\.0018 done in \d+s$/);
+    expect(last('similarity')).toMatch(/^\[similarity\] 30\/30 \(100%\) cache 10 errors 0 tokens 1,200 \$0\.0000 done$/);
+    expect(last('model')).toMatch(/^\[model\] 12\/12 \(100%\) cache 0 errors 1 tokens 12,144 \$0\.0018 done$/);
     expect(loaded.ink).toBe(0);
   });
 
@@ -98,7 +102,40 @@ describe('plain progress (not a terminal)', () => {
     const lane = progress.lane('explicit', 1);
     lane.done = 1;
     progress.stop();
-    expect(stream.text()).toMatch(/^\[explicit\] 1\/1 \(100%\) cache 0 errors 0 tokens 0 \$0\.0000 done in 0s\n$/);
+    expect(stream.text()).toMatch(/^\[explicit\] 1\/1 \(100%\) cache 0 errors 0 tokens 0 \$0\.0000 done\n$/);
+    expect(loaded.ink).toBe(0);
+  });
+});
+
+describe('a real run whose stderr is not a terminal (a CI log)', () => {
+  it('eval-trigger writes readable progress lines: no escape codes, one lane per line, each lane finished', async () => {
+    const root = join(import.meta.dirname, '..');
+    const dir = await mkdtemp(join(tmpdir(), 'skillbench-progress-'));
+    const err: string[] = [];
+    const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const spyLog = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`));
+    let code: number;
+    try {
+      expect(process.stderr.isTTY).toBeFalsy();
+      code = await main(['node', 'skillbench', 'eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
+        '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'cache'), '--json', join(dir, 'r.json')]);
+    } finally {
+      spyErr.mockRestore();
+      spyOut.mockRestore();
+      spyLog.mockRestore();
+      process.exitCode = undefined;
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(code).toBe(0);
+    const log = err.join('');
+    expect(log).not.toMatch(/\u001b|\r/);
+    const laneLines = log.split('\n').filter((l) => l.startsWith('['));
+    const shape = /^\[(similarity|keyword|explicit)\] \d+\/\d+ \(\d+%\)( in flight \d+)? cache [\d,]+ errors \d+ tokens [\d,]+ \$\d+\.\d{4} (eta \S+|done|stopped)$/;
+    for (const line of laneLines) expect(line).toMatch(shape);
+    for (const lane of ['similarity', 'keyword', 'explicit']) {
+      expect(laneLines.filter((l) => l.startsWith(`[${lane}]`)).at(-1)).toMatch(/ (\d+)\/\1 \(100%\) .* done$/);
+    }
     expect(loaded.ink).toBe(0);
   });
 });

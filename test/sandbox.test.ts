@@ -80,6 +80,22 @@ describe('sandbox: without isolation (the control that shows the tests can fail)
     expect(r.sandbox).toBe('none');
   });
 
+  it('never passes the host environment (API keys) to a script, whatever the mechanism', async () => {
+    process.env.GEMINI_API_KEY = 'host-secret-key-123';
+    try {
+      const kinds: SandboxKind[] = ['none', ...(hasBwrap ? (['bwrap'] as const) : []), ...(hasUnshare ? (['unshare'] as const) : [])];
+      for (const kind of kinds) {
+        const r = await runScript(skill, 'scripts/env.mjs', [], { kind, unsafeNoSandbox: true });
+        const env = JSON.parse(r.stdout) as Record<string, string>;
+        expect(env.GEMINI_API_KEY).toBeUndefined();
+        expect(r.stdout).not.toContain('host-secret-key-123');
+        expect(env.PATH).toBeTruthy();
+      }
+    } finally {
+      delete process.env.GEMINI_API_KEY;
+    }
+  });
+
   it('refuses to run without a sandbox unless unsafeNoSandbox is set', async () => {
     await expect(runScript(skill, 'scripts/exit3.mjs', [], { kind: 'none' })).rejects.toThrow(UserError);
   });
@@ -116,6 +132,15 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed or c
       expect(r.stdout).toMatch(/^error (ENOENT|EROFS|EACCES)/);
     }
     expect(folderHash(skill)).toBe(hashBefore);
+  });
+
+  it('system folders are read-only', async () => {
+    for (const target of ['/etc/skillbench-escape', '/usr/skillbench-escape']) {
+      const r = await runScript(skill, 'scripts/write.mjs', [target], bw);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/^error (EROFS|EACCES|EPERM)/);
+      expect(existsSync(target)).toBe(false);
+    }
   });
 
   it('writes inside the copy succeed and are thrown away', async () => {
@@ -185,6 +210,16 @@ describe.skipIf(!hasUnshare)('sandbox: unshare fallback (skipped: unshare cannot
     const r = await runScript(skill, 'scripts/net.mjs', ['127.0.0.1', String(port)], un);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^error E[A-Z]+/);
+  });
+
+  it.runIf(process.getuid?.() === 0)('as root, runs the script as nobody: system files and the original folder are not writable', async () => {
+    for (const target of ['/etc/skillbench-escape', join(skill, 'references', 'notes.md'), join(skill, 'new-file.txt')]) {
+      const r = await runScript(skill, 'scripts/write.mjs', [target], un);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/^error (EACCES|EPERM|EROFS)/);
+      expect(existsSync('/etc/skillbench-escape')).toBe(false);
+    }
+    expect(folderHash(skill)).toBe(hashBefore);
   });
 
   it('runs in a copy: relative writes leave the original folder unchanged', async () => {

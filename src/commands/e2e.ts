@@ -1,8 +1,139 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench e2e`.
-import { Command } from 'commander';
+// `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
+// each model call, each tool call with its arguments and result size, tokens per call and cumulated.
+import { Command, Option } from 'commander';
+import { addProviderOptions, parsePositiveInt, parseNonNegative, type ProviderOptions } from '../options.js';
+import { UserError } from '../errors.js';
+import type { CatalogueFormat } from '../types.js';
+
+type ModeChoice = 'progressive' | 'load-all' | 'both';
+
+interface Options extends ProviderOptions {
+  scenario?: string;
+  mode?: ModeChoice;
+  skills: string;
+  format: CatalogueFormat;
+  maxTurns: number;
+  scriptTimeout: number;
+  maxScriptOutput: number;
+  unsafeNoSandbox?: boolean;
+  json?: string;
+}
+
+interface Scenario {
+  request: string;
+  skill?: string;
+  mode?: ModeChoice;
+}
+
+const MODES: ModeChoice[] = ['progressive', 'load-all', 'both'];
 
 export function register(program: Command): void {
-  program.command('e2e').description('(not built yet)').action(() => {
-    throw new Error('e2e is not built yet');
-  });
+  const cmd = program
+    .command('e2e')
+    .description('run one request through the agent loop (progressive disclosure and/or load-all) and print the trace and its token cost')
+    .argument('[request]', 'the user request (or use --scenario)')
+    .option('--scenario <file>', 'JSON scenario {"request": ..., "skill"?: expected skill, "mode"?: progressive|load-all|both}')
+    .addOption(new Option('--mode <mode>', 'progressive (three levels), load-all (everything in the system prompt), or both (default)').choices(MODES))
+    .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
+    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
+    .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
+    .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
+    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)')
+    .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
+  addProviderOptions(cmd);
+  cmd
+    .addHelpText(
+      'after',
+      '\nScripts run in a throwaway copy of the skill folder under bwrap (no network, read-only system), else unshare\n' +
+        '(no network), else not at all unless --unsafe-no-sandbox.\n' +
+        '\nExample:\n  $ skillbench e2e "Check the demo expense report in the expense-report-checker skill: what is reimbursable?"\n' +
+        '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic --json trace.json',
+    )
+    .action(async (request: string | undefined, opts: Options) => {
+      await run(request, opts);
+    });
+}
+
+async function run(requestArg: string | undefined, opts: Options): Promise<void> {
+  const scenario = await readScenario(requestArg, opts.scenario);
+  const modeChoice = opts.mode ?? scenario.mode ?? 'both';
+  const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
+
+  const [{ loadCatalogue, assertUsable }, harness, { createChatClient, formatDryRun }, { detectSandbox }] = await Promise.all([
+    import('../catalogue.js'),
+    import('../harness.js'),
+    import('../client.js'),
+    import('../sandbox.js'),
+  ]);
+  const catalogue = await loadCatalogue(opts.skills);
+  assertUsable(catalogue);
+  if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
+    throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
+  }
+  const client = await createChatClient(opts);
+  if (!opts.unsafeNoSandbox && (await detectSandbox()) === null) {
+    console.error('skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)');
+  }
+
+  const runs = [];
+  for (const mode of modes) {
+    const r = await harness.runAgent(client, catalogue, scenario.request, {
+      mode,
+      format: opts.format,
+      maxTurns: opts.maxTurns,
+      sandbox: { timeoutMs: opts.scriptTimeout * 1000, maxOutputBytes: opts.maxScriptOutput, unsafeNoSandbox: opts.unsafeNoSandbox },
+    });
+    runs.push(r);
+    console.log(harness.formatTrace(r));
+    if (scenario.skill && mode === 'progressive') {
+      const first = r.activated[0] ?? null;
+      console.log(first === scenario.skill ? `expected skill loaded: ${first}` : `expected skill ${scenario.skill}, loaded: ${first ?? 'none'}`);
+    }
+    console.log('');
+  }
+  const comparison = harness.formatComparison(runs);
+  if (comparison) console.log(comparison);
+  if (opts.dryRun) console.log(formatDryRun(client.dryRunReport()));
+  console.error(client.summary());
+  if (opts.json) {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n');
+    console.error(`skillbench: wrote ${opts.json}`);
+  }
+  // A single request that could not run is the user's to fix (cache, key, model), never a stack trace.
+  const failed = runs.find((r) => r.stop === 'error' && r.errorKind !== 'dry-run');
+  if (failed) {
+    const fix =
+      failed.errorKind === 'cache-miss'
+        ? 'run once without --cache-only (with a key) to fill the cache'
+        : failed.errorKind === 'budget'
+          ? 'raise --max-cost'
+          : 'check the key, --model and --base-url, then rerun (answers already received are cached)';
+    throw new UserError(`the ${failed.mode} run stopped: ${failed.error}`, fix);
+  }
+}
+
+async function readScenario(requestArg: string | undefined, file: string | undefined): Promise<Scenario> {
+  if (requestArg !== undefined && file) throw new UserError('give either a request or --scenario, not both');
+  if (!file) {
+    if (requestArg === undefined || requestArg.trim() === '') {
+      throw new UserError('no request given', 'pass the request as an argument (skillbench e2e "check my expense report") or --scenario FILE');
+    }
+    return { request: requestArg };
+  }
+  const { readFile } = await import('node:fs/promises');
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UserError(`${file}: ${e.code ? `cannot read the scenario (${e.code})` : `not valid JSON (${e.message})`}`, 'write {"request": "...", "skill": "...", "mode": "both"}');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UserError(`${file}: the scenario must be a JSON object`, 'write {"request": "...", "skill"?: "...", "mode"?: "both"}');
+  const s = data as Record<string, unknown>;
+  if (typeof s.request !== 'string' || s.request.trim() === '') throw new UserError(`${file}: field "request" is missing or not a non-empty string`, 'give the user request as text');
+  if (s.skill !== undefined && s.skill !== null && typeof s.skill !== 'string') throw new UserError(`${file}: field "skill" must be a skill name`, 'name the skill the request needs, or leave it out');
+  if (s.mode !== undefined && !MODES.includes(s.mode as ModeChoice)) throw new UserError(`${file}: field "mode" must be one of ${MODES.join(', ')}`, 'fix or remove "mode"');
+  return { request: s.request, skill: (s.skill as string | null | undefined) ?? undefined, mode: s.mode as ModeChoice | undefined };
 }

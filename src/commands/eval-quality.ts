@@ -1,8 +1,112 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench eval-quality`.
-import { Command } from 'commander';
+// `skillbench eval-quality`: a quality set run through the agent loop in progressive and load-all mode: pass rate of
+// the answers' checks (with a Wilson interval), input tokens and calls per request, and the token ratio of the modes.
+import { Command, Option } from 'commander';
+import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { GateFailure, UserError } from '../errors.js';
+import type { CatalogueFormat } from '../types.js';
+
+type ModeChoice = 'progressive' | 'load-all' | 'both';
+
+interface Options extends ProviderOptions, OutputOptions {
+  cases: string;
+  skills: string;
+  mode: ModeChoice;
+  format: CatalogueFormat;
+  maxTurns: number;
+  judge?: boolean;
+  judgeThreshold: number;
+  minPassRate?: number;
+  scriptTimeout: number;
+  maxScriptOutput: number;
+  unsafeNoSandbox?: boolean;
+}
 
 export function register(program: Command): void {
-  program.command('eval-quality').description('(not built yet)').action(() => {
-    throw new Error('eval-quality is not built yet');
-  });
+  const cmd = program
+    .command('eval-quality')
+    .description('check the answers of the agent loop on a quality set, in progressive and load-all mode: pass rate, tokens and calls per request')
+    .option('--cases <file>', 'quality set: [{id, request, skill, checks: {contains?, regex?, forbidden?}, rubric?}]', 'fixtures/quality.json')
+    .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
+    .addOption(new Option('--mode <mode>', 'which modes to run').choices(['progressive', 'load-all', 'both']).default('both'))
+    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .option('--max-turns <n>', 'model calls per request before giving up', parsePositiveInt, 10)
+    .option('--judge', 'also grade each answer that has a "rubric" with the model (structured 0-1 score and reason)')
+    .option('--judge-threshold <x>', 'a judged answer passes at score >= x', parseRate, 0.7)
+    .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate)
+    .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
+    .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
+    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)');
+  addProviderOptions(cmd);
+  addOutputOptions(cmd);
+  cmd
+    .addHelpText(
+      'after',
+      '\nA case passes when its answer contains every "contains" string (case and spacing ignored), matches every "regex",\n' +
+        'contains no "forbidden" string, and (with --judge) scores at least --judge-threshold.\n' +
+        '\nExample:\n  $ skillbench eval-quality --cases fixtures/quality.json --json quality.json\n' +
+        '  $ skillbench eval-quality --mode progressive --provider anthropic --judge --min-pass-rate 0.8',
+    )
+    .action(async (opts: Options) => {
+      await run(opts, program.version() ?? '0.0.0');
+    });
+}
+
+async function run(opts: Options, version: string): Promise<void> {
+  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }] = await Promise.all([
+    import('../quality.js'),
+    import('../catalogue.js'),
+    import('../client.js'),
+    import('../sandbox.js'),
+    import('../progress.js'),
+    import('../results.js'),
+    import('../report/index.js'),
+  ]);
+  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  const cases = await quality.loadQualityCases(opts.cases);
+  const catalogue = await loadCatalogue(opts.skills);
+  assertUsable(catalogue);
+  quality.assertCaseSkills(cases, catalogue, opts.cases);
+  if (opts.judge && !cases.some((c) => c.rubric)) console.error(`skillbench: note: --judge: no case in ${opts.cases} has a "rubric"; nothing will be judged`);
+  const client = await createChatClient(opts);
+  if (!opts.unsafeNoSandbox && (await detectSandbox()) === null) {
+    console.error('skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)');
+  }
+
+  const modes = opts.mode === 'both' ? (['progressive', 'load-all'] as const) : ([opts.mode] as const);
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-quality' });
+  const lanes = Object.fromEntries(modes.map((m) => [m, progress.lane(m, cases.length)]));
+  let evaluated;
+  try {
+    evaluated = await quality.evalQuality(client, catalogue, cases, {
+      modes: [...modes],
+      format: opts.format,
+      maxTurns: opts.maxTurns,
+      sandbox: { timeoutMs: opts.scriptTimeout * 1000, maxOutputBytes: opts.maxScriptOutput, unsafeNoSandbox: opts.unsafeNoSandbox },
+      parallel: opts.concurrency,
+      judge: opts.judge,
+      judgeThreshold: opts.judgeThreshold,
+      lanes,
+      casesFile: opts.cases,
+      skillbenchVersion: version,
+      settings: { provider: client.provider, model: client.model, skills: opts.skills, thinking: opts.thinking, minPassRate: opts.minPassRate },
+    });
+  } finally {
+    progress.stop();
+  }
+  if (opts.dryRun) {
+    console.log(formatDryRun(client.dryRunReport()));
+    return;
+  }
+  const { outcomes, results } = evaluated;
+  process.stdout.write(await quality.renderQualityReport(results.quality!, outcomes, { color: Boolean(process.stdout.isTTY) }));
+  console.error(client.summary());
+  if (opts.json) await writeResults(opts.json, results);
+  if (opts.output?.length) await writeOutputs(results, opts.output);
+  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (opts.minPassRate !== undefined) {
+    const low = results.quality!.modes.filter((m) => (m.pass.rate ?? 0) < opts.minPassRate!);
+    if (low.length) {
+      throw new GateFailure(low.map((m) => `${m.mode} pass rate ${((m.pass.rate ?? 0) * 100).toFixed(1)}% is below --min-pass-rate ${(opts.minPassRate! * 100).toFixed(1)}%`).join('; '));
+    }
+  }
 }

@@ -58,7 +58,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs }, { createProgress }] =
+  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
     await Promise.all([
       import('../selectors/run.js'),
       import('../metrics.js'),
@@ -73,12 +73,17 @@ async function run(opts: Options, version: string): Promise<void> {
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  // Check the output names before the run, so a typo does not throw away a paid run.
+  for (const file of opts.output ?? []) formatOf(file);
 
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
-  const { results, clientSummary, dryRun } = await evalTrigger(
-    { ...opts, selectors, threshold },
-    { progress, notice: (line) => console.error(line), skillbenchVersion: version },
-  );
+  let outcome: Awaited<ReturnType<typeof evalTrigger>>;
+  try {
+    outcome = await evalTrigger({ ...opts, selectors, threshold }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+  } finally {
+    progress.stop(); // also when loading fails: a live view must not stay mounted
+  }
+  const { results, clientSummary, dryRun } = outcome;
   if (dryRun) {
     // Nothing was called: the model decisions are placeholders, so no tables, files or gates.
     console.log(dryRun);
@@ -106,7 +111,9 @@ async function run(opts: Options, version: string): Promise<void> {
   process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
-  if (opts.output?.length) await writeOutputs(results, opts.output);
+  if (opts.output?.length) {
+    await writeOutputs(results, opts.output, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
+  }
   for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -1,8 +1,90 @@
-// PLACEHOLDER: replaced by the helper that owns `skillbench report`.
+// `skillbench report`: re-renders a saved results file in any format (terminal tables, .json .html .md .xml .csv)
+// with no provider call, and compares it with a baseline results file side by side, with the same gates as
+// eval-trigger.
 import { Command } from 'commander';
+import { parseNonNegative, parseRate } from '../options.js';
+import { GateFailure } from '../errors.js';
+import type { GateVerdict, ResultsFile } from '../types.js';
+
+interface Options {
+  output?: string[];
+  json?: string;
+  baseline?: string;
+  maxWrongLoad?: number;
+  maxNeedlessLoad?: number;
+  gateAlpha: number;
+  gateMinEffect: number;
+  gateMinRequests: number;
+}
 
 export function register(program: Command): void {
-  program.command('report').description('(not built yet)').action(() => {
-    throw new Error('report is not built yet');
-  });
+  program
+    .command('report')
+    .description('re-render a results file (terminal tables, or .json .html .md .xml .csv files) with no provider call; compare it with a baseline')
+    .argument('<results>', 'a results file written by --json or -o FILE.json')
+    .option('-o, --output <file...>', 'write the report; format by extension: .json .html .md .xml (JUnit) .csv (repeatable). Without -o: tables on the terminal')
+    .option('--json <file>', 'write the results file (with the gate verdict of this comparison) (same as -o FILE.json)')
+    .option('--baseline <file>', 'compare with this earlier results file side by side, and gate: fail (exit 1) on a significant regression (paired, exact McNemar)')
+    .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
+    .option('--max-needless-load <rate>', 'gate: fail (exit 1) when a selector\'s needless load is above this rate (0..1)', parseRate)
+    .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
+    .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
+    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2)
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ skillbench report results.json -o report.html -o summary.md -o junit.xml -o decisions.csv\n' +
+        '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md',
+    )
+    .action(async (file: string, opts: Options) => {
+      await run(file, opts);
+    });
+}
+
+async function run(file: string, opts: Options): Promise<void> {
+  const [{ readResults }, { computeMetrics }, gate, { writeOutputs, formatOf }] = await Promise.all([
+    import('../results.js'),
+    import('../metrics.js'),
+    import('../gate.js'),
+    import('../report/index.js'),
+  ]);
+  const outputs = [...(opts.json ? [opts.json] : []), ...(opts.output ?? [])];
+  // Check every output name before reading anything, so a typo is reported first and alone.
+  for (const out of outputs) formatOf(out);
+  const results = await readResults(file);
+  const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
+  const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
+
+  // The same gates as eval-trigger: rate gates, then the paired baseline comparison. A gate asked for here replaces
+  // the verdict stored in the file; without one the stored verdict is shown as it was.
+  const rateGateAsked = opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined;
+  if (baseline || rateGateAsked) {
+    const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
+    const verdict: GateVerdict = baseline
+      ? gate.compareToBaseline(results, baseline, {
+          alpha: opts.gateAlpha,
+          minRate: opts.gateMinEffect,
+          minRequests: opts.gateMinRequests,
+          baselineFile: opts.baseline,
+        })
+      : { passed: true, reasons: [], flips: [] };
+    verdict.reasons = [...reasons, ...verdict.reasons];
+    verdict.passed = verdict.reasons.length === 0;
+    results.gate = verdict;
+  }
+
+  if (outputs.length) {
+    await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
+    for (const out of outputs) console.error(`skillbench: wrote ${out}`);
+  } else {
+    const { renderTerminalReport } = await import('../report/terminal.js');
+    process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+    if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
+  }
+  if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
+}
+
+/** Side by side on the terminal: wrong and needless load of each selector in the baseline and now. */
+async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string): Promise<string> {
+  const { renderComparisonTable } = await import('../report/compare.js');
+  return renderComparisonTable(results, baseline, baselineFile);
 }

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { addProviderOptions, type ProviderOptions } from '../options.js';
 import { UserError } from '../errors.js';
-import type { CatalogueFormat, ChatRequest, TokenAudit, ToolDeclaration } from '../types.js';
+import type { CatalogueFormat, ToolDeclaration } from '../types.js';
 
 interface TokensOptions extends ProviderOptions {
   skills: string;
@@ -39,23 +39,15 @@ export function register(program: Command): void {
     });
 }
 
-/** Exact counts through the provider core (src/client.ts): a text is counted as one user message, less the
- *  message overhead measured on a one-token message; tools as the difference they make to a minimal request. */
+/** Exact counts through the provider core (src/client.ts, cached like every call): a text is counted as one user
+ *  message, less the message overhead measured on a one-token message ("."); tools as the difference they make to
+ *  that minimal request. */
 async function providerCounter(opts: TokensOptions) {
   if (opts.provider !== 'gemini' && opts.provider !== 'anthropic') {
     throw new UserError(`--provider ${opts.provider} has no count-tokens API`, 'use --provider gemini or --provider anthropic, or leave --provider out for the offline estimate');
   }
-  const clientModule = '../client.js'; // resolved at run time: the provider core is a separate module
-  let mod: { createChatClient(o: ProviderOptions): Promise<{ provider: string; model: string; countTokens(req: Omit<ChatRequest, 'model'>): Promise<number | null> }> };
-  try {
-    mod = await import(clientModule);
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
-      throw new UserError('exact token counts need the provider core, which this build does not include', 'leave --provider out for the offline estimate');
-    }
-    throw err;
-  }
-  const client = await mod.createChatClient(opts);
+  const { createChatClient } = await import('../client.js');
+  const client = await createChatClient(opts);
   const count = async (content: string, tools: ToolDeclaration[] = []): Promise<number> => {
     const n = await client.countTokens({ system: [], messages: [{ role: 'user', content }], tools });
     if (n === null) throw new UserError(`${client.provider} (${client.model}) did not return a token count`, 'leave --provider out for the offline estimate');
@@ -69,4 +61,3 @@ async function providerCounter(opts: TokensOptions) {
   };
 }
 
-export type { TokenAudit };

@@ -32,8 +32,10 @@ export async function renderSvg(spec: Spec): Promise<string> {
     },
     ...spec,
   };
-  const compiled = vl.compile(full as never).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  // vega-lite's warnings (e.g. about faceted scales) are for chart authors, not for the user of a report: silence them.
+  const quiet = vega.logger(vega.None);
+  const compiled = vl.compile(full as never, { logger: quiet as never }).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', logLevel: vega.None });
   try {
     return await view.toSVG();
   } finally {
@@ -76,9 +78,12 @@ export function ratesSpec(runs: SelectorRun[], metrics: SelectorMetrics[]): Spec
   const colour = { domain: [WRONG, NEEDLESS], range: [PALETTE.wrong, PALETTE.needless] };
   const xOffset = { field: 'metric', sort: [WRONG, NEEDLESS] };
   return {
-    title: { text: 'Wrong and needless load per selector', subtitle: 'bars: rate; whiskers: 95% Wilson interval; hollow dashed bars: ceiling (reference, not a competitor)' },
+    title: {
+      text: 'Wrong and needless load per selector',
+      subtitle: `bars: rate; whiskers: 95% Wilson interval${runs.some((r) => r.ceiling) ? '; hollow dashed bars: ceiling (a reference, not a competitor)' : ''}`,
+    },
     data: { values },
-    width: { step: Math.max(70, Math.min(120, 640 / Math.max(1, order.length))) },
+    width: { step: Math.max(70, Math.min(100, 640 / Math.max(1, order.length))) },
     height: 230,
     encoding: { x: { field: 'selector', type: 'nominal', sort: order, axis: { labelAngle: 0, title: null, labelFontWeight: 600 } } },
     layer: [
@@ -117,8 +122,8 @@ export function ratesSpec(runs: SelectorRun[], metrics: SelectorMetrics[]): Spec
 
 // ---------------------------------------------------------------- score distributions
 
-const POSITIVE = 'needs a skill: it ranks first';
-const POSITIVE_OTHER = 'needs a skill: another ranks first';
+const POSITIVE = 'needs a skill: right one first';
+const POSITIVE_OTHER = 'needs a skill: other one first';
 const NEGATIVE = 'needs no skill';
 
 /** Top score of each request of a score selector (first run, no errors), by class, with the threshold as a rule. */
@@ -137,7 +142,7 @@ export function scoreDistributionSpec(results: ResultsFile, run: SelectorRun): S
       mark: { type: 'tick', thickness: 2, size: 20, opacity: 0.75 },
       encoding: {
         x: { field: 'score', type: 'quantitative', title: 'top score', scale: { zero: false, nice: true } },
-        y: { field: 'class', type: 'nominal', sort: [POSITIVE, POSITIVE_OTHER, NEGATIVE], title: null },
+        y: { field: 'class', type: 'nominal', sort: [POSITIVE, POSITIVE_OTHER, NEGATIVE], title: null, axis: { labelLimit: 320 } },
         color: {
           field: 'class',
           type: 'nominal',
@@ -150,19 +155,22 @@ export function scoreDistributionSpec(results: ResultsFile, run: SelectorRun): S
   ];
   if (run.threshold) {
     const t = run.threshold.value;
+    // Label on the side with room, so it does not stretch the chart past its plot.
+    const scores = values.map((v) => v.score);
+    const rightHalf = t > (Math.min(...scores) + Math.max(...scores)) / 2;
     layers.push(
       { data: ONE_ROW, mark: { type: 'rule', strokeDash: [6, 3], strokeWidth: 1.5, color: '#111827' }, encoding: { x: { datum: t } } },
       {
         data: ONE_ROW,
-        mark: { type: 'text', align: 'left', dx: 4, baseline: 'top', y: 0, fontSize: 10, color: '#111827' },
+        mark: { type: 'text', align: rightHalf ? 'right' : 'left', dx: rightHalf ? -4 : 4, baseline: 'top', y: 0, fontSize: 10, color: '#111827' },
         encoding: { x: { datum: t }, text: { value: `threshold ${t.toFixed(3)} (${run.threshold.source})` } },
       },
     );
   }
   return {
-    title: { text: `${run.selector}: top score per request`, subtitle: 'one tick per request; a request loads its top skill when the score reaches the threshold' },
+    title: { text: `${run.selector}: top score per request`, subtitle: 'one tick per request; loads its top skill at score ≥ threshold' },
     data: { values },
-    width: 440,
+    width: 320,
     height: { step: 34 },
     layer: layers,
   };
@@ -186,7 +194,8 @@ export function sweepSpec(run: SelectorRun, m: SelectorMetrics): Spec | null {
         x: { field: 'threshold', type: 'quantitative', scale: { zero: false, nice: true } },
         y: { field: 'value', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '%', title: 'share of requests' } },
         color: { field: 'metric', type: 'nominal', scale: { domain: [WRONG, NEEDLESS, 'mean of both'], range: [PALETTE.wrong, PALETTE.needless, PALETTE.mean] }, title: null },
-        strokeDash: { field: 'metric', type: 'nominal', scale: { domain: [WRONG, NEEDLESS, 'mean of both'], range: [[1, 0], [1, 0], [4, 3]] }, legend: null },
+        // Same field as color: one legend, whose symbols show the dashes too.
+        strokeDash: { field: 'metric', type: 'nominal', scale: { domain: [WRONG, NEEDLESS, 'mean of both'], range: [[1, 0], [1, 0], [4, 3]] }, title: null },
       },
     },
   ];
@@ -201,10 +210,10 @@ export function sweepSpec(run: SelectorRun, m: SelectorMetrics): Spec | null {
     );
   });
   return {
-    title: { text: `${run.selector}: threshold sweep`, subtitle: 'wrong and needless load if the top skill were loaded at score ≥ threshold' },
+    title: { text: `${run.selector}: threshold sweep`, subtitle: 'if the top skill were loaded at score ≥ threshold' },
     data: { values },
-    width: 440,
-    height: 200,
+    width: 340,
+    height: 170,
     layer: layers,
   };
 }
@@ -239,14 +248,13 @@ export function confusionSpec(entries: { run: SelectorRun; m: SelectorMetrics }[
     },
     data: { values: cells },
     facet: { column: { field: 'selector', type: 'nominal', sort: entries.map(({ run }) => selectorLabel(run)), title: null, header: { labelFontSize: 12, labelFontWeight: 600 } } },
-    resolve: { scale: { x: 'independent' } },
-    spacing: 28,
+    spacing: 18,
     spec: {
       width: { step: 34 },
       height: { step: 24 },
       encoding: {
         y: { field: 'gold', type: 'nominal', title: 'expected', sort: [...kept] },
-        x: { field: 'got', type: 'nominal', title: 'loaded instead', axis: { labelAngle: -40 } },
+        x: { field: 'got', type: 'nominal', title: null, axis: { labelAngle: -40 } },
       },
       layer: [
         {
@@ -286,15 +294,24 @@ export function tokenAuditSpec(audit: TokenAudit): Spec {
   const others = perSkill.size - named.size;
   const part = (name: string) => (named.has(name) ? name : `${others} other skills`);
   const values: { level: string; part: string; tokens: number }[] = [{ level: L1, part: 'catalogue', tokens: audit.level1 }];
+  // Skills in order of weight, so colours and legend read from the heaviest.
+  const byWeight = [...perSkill.entries()].sort((a, b) => b[1] - a[1]).map(([n]) => n);
   const add = (level: string, name: string, tokens: number) => {
     const p = part(name);
     const existing = values.find((v) => v.level === level && v.part === p);
     if (existing) existing.tokens += tokens;
     else values.push({ level, part: p, tokens });
   };
-  for (const s of audit.level2) add(L2, s.name, s.tokens);
-  for (const s of audit.level3) add(L3, s.name, s.tokens);
+  for (const name of byWeight) {
+    for (const s of audit.level2) if (s.name === name) add(L2, s.name, s.tokens);
+    for (const s of audit.level3) if (s.name === name) add(L3, s.name, s.tokens);
+  }
   values.push({ level: ALL, part: 'load-all prompt', tokens: audit.loadAll });
+  // Fixed colours: the catalogue and the load-all prompt in slate, the skills in a categorical scheme.
+  const SKILL_COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6'];
+  const skillParts = [...new Set(values.map((v) => v.part))].filter((p) => p !== 'catalogue' && p !== 'load-all prompt');
+  const domain = ['catalogue', ...skillParts, 'load-all prompt'];
+  const range = ['#1e293b', ...skillParts.map((p, i) => (named.has(p) ? SKILL_COLOURS[i % SKILL_COLOURS.length]! : '#cbd5e1')), '#64748b'];
   const totals = [L1, L2, L3, ALL].map((level) => ({ level, total: values.filter((v) => v.level === level).reduce((a, v) => a + v.tokens, 0) }));
   return {
     title: {
@@ -310,7 +327,7 @@ export function tokenAuditSpec(audit: TokenAudit): Spec {
         encoding: {
           y: { field: 'level', type: 'nominal', sort: [L1, L2, L3, ALL], title: null },
           x: { field: 'tokens', type: 'quantitative', stack: 'zero', title: 'tokens' },
-          color: { field: 'part', type: 'nominal', title: null, scale: { scheme: 'tableau20' }, legend: { columns: 3, direction: 'vertical', symbolLimit: 30 } },
+          color: { field: 'part', type: 'nominal', title: null, scale: { domain, range }, legend: { columns: 3, direction: 'vertical', symbolLimit: 30 } },
           order: { field: 'tokens', type: 'quantitative', sort: 'descending' },
           tooltip: [{ field: 'level' }, { field: 'part' }, { field: 'tokens', format: ',' }],
         },

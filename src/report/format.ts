@@ -68,6 +68,12 @@ export function selectorLabel(run: SelectorRun): string {
   return run.ceiling ? `${run.selector} (ceiling)` : run.selector;
 }
 
+/** `2026-11-29 12:00 UTC` from an ISO date; the text as it is when it is not one. */
+export function when(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 export function skillText(name: string | null): string {
   return name ?? '(none)';
 }

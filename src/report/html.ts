@@ -3,7 +3,7 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { confusionSpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
-import { escapeHtml as e, hasRepeats, int, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+import { escapeHtml as e, hasRepeats, int, when, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
 
 export async function renderHtml(input: ReportInput): Promise<string> {
   const { results, metrics } = input;
@@ -25,7 +25,7 @@ export async function renderHtml(input: ReportInput): Promise<string> {
     .map(([, id, title]) => `<a href="#${id}">${title}</a>`)
     .join('');
   const title = `skillbench ${results.command} report`;
-  return `<!doctype html>
+  return stableClipIds(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -48,7 +48,19 @@ ${sections.join('\n')}
 <script>${SCRIPT}</script>
 </body>
 </html>
-`;
+`);
+}
+
+/**
+ * vega numbers its clip paths from a counter global to the process, so the same results would give different bytes
+ * from one render to the next. Renumber them in order of appearance: unique within the page, and reproducible.
+ */
+function stableClipIds(html: string): string {
+  const ids = new Map<string, string>();
+  return html.replace(/(id="|url\(#)(clip\d+)\b/g, (_m, prefix: string, id: string) => {
+    if (!ids.has(id)) ids.set(id, `chart-clip-${ids.size + 1}`);
+    return `${prefix}${ids.get(id)}`;
+  });
 }
 
 function metaLine(results: ResultsFile): string {
@@ -60,12 +72,6 @@ function metaLine(results: ResultsFile): string {
     `created ${e(when(results.createdAt))}`,
   ];
   return parts.filter(Boolean).join(' · ');
-}
-
-/** `2026-11-29 12:00 UTC` from an ISO date; the text as it is when it is not one. */
-function when(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function gateBadge(results: ResultsFile): string {

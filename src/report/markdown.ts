@@ -2,7 +2,7 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
-import { intervalText, int, pct, rateText, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+import { intervalText, int, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
 
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
@@ -16,7 +16,7 @@ export function renderMarkdown(input: ReportInput): string {
   out.push(`### skillbench ${results.command}${verdict}`, '');
   out.push(
     `${results.requests.length} requests · ${results.catalogue.skills.length} skills (\`${code(results.catalogue.source)}\`) · ` +
-      `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(results.createdAt)}`,
+      `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(when(results.createdAt))}`,
     '',
   );
 

@@ -90,7 +90,7 @@ function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], opts: Te
 
 function thresholdLine(run: SelectorRun | undefined): string {
   const th = run?.threshold;
-  if (!th) return '';
+  if (!th) return 'no threshold applied (no scores to choose it on)';
   const how =
     th.source === 'optimistic'
       ? 'optimistic: chosen on the same requests it is scored on; pass --threshold or --calibrate FILE for an honest figure'

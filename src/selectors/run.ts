@@ -3,12 +3,13 @@
 // The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { UserError } from '../errors.js';
-import { chooseThreshold } from '../metrics.js';
+import { ProviderError, UserError } from '../errors.js';
+import { chooseThreshold, topOf } from '../metrics.js';
 import type { ProviderOptions } from '../options.js';
 import type {
   Catalogue,
   CatalogueFormat,
+  Decision,
   EmbeddingProvider,
   EvalRequest,
   Progress,
@@ -46,7 +47,7 @@ const KEY_VARS = 'GEMINI_API_KEY (or GOOGLE_API_KEY), ANTHROPIC_API_KEY or OPENA
 /**
  * Which selectors run. With explicit --selectors every one asked for runs (a missing key is then an error from the
  * client, naming the variable). By default, the chat selectors run only when a model is reachable: a key, an explicit
- * --provider (a local server), or --cache-only.
+ * --provider (a local server, or a --cache-only replay), or --base-url.
  */
 export function availableSelectors(requested: SelectorName[] | undefined, chatReachable: boolean): Availability {
   if (requested) return { run: requested, skipped: [] };
@@ -54,7 +55,7 @@ export function availableSelectors(requested: SelectorName[] | undefined, chatRe
   const skipped = SELECTOR_NAMES.filter((s) => !run.includes(s));
   const message = skipped.length
     ? `skillbench: skipped ${skipped.join(', ')} (no model API key found): set ${KEY_VARS}, ` +
-      `use a local server with --provider openai --base-url http://localhost:11434/v1, or replay cached answers with --cache-only`
+      `use a local server with --provider openai --base-url http://localhost:11434/v1, or replay cached answers with --provider <id> --cache-only`
     : undefined;
   return { run, skipped, message };
 }
@@ -138,15 +139,28 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   let similarity: ScoredSkill[][] | undefined;
   const needsSimilarity = selectors.includes('similarity') || selectors.includes('hybrid');
   let embedder: EmbeddingProvider | undefined;
+  /** Set when the embedding provider failed (after its retries): similarity and hybrid decisions are then errors. */
+  let embeddingError: string | undefined;
   if (needsSimilarity) {
     embedder = await ctx.embedder();
-    const { createSimilarityRanker } = await import('./similarity.js');
-    const ranker = await createSimilarityRanker(embedder, skills);
-    const lane = selectors.includes('similarity') ? lanes.get('similarity') : undefined;
-    similarity = await ranker.rank(requests.map((r) => r.text), { lane });
-    if (selectors.includes('similarity')) {
-      const threshold = await thresholdFor('similarity', opts, similarity, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
-      runs.set('similarity', scoreRun('similarity', requests, similarity, threshold, { provider: embedder.id, model: embedder.model }));
+    try {
+      const { createSimilarityRanker } = await import('./similarity.js');
+      const ranker = await createSimilarityRanker(embedder, skills);
+      const lane = selectors.includes('similarity') ? lanes.get('similarity') : undefined;
+      similarity = await ranker.rank(requests.map((r) => r.text), { lane });
+      if (selectors.includes('similarity')) {
+        const threshold = await thresholdFor('similarity', opts, similarity, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
+        runs.set('similarity', scoreRun('similarity', requests, similarity, threshold, { provider: embedder.id, model: embedder.model }));
+      }
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      embeddingError = `embeddings: ${err.message}`;
+      if (selectors.includes('similarity')) {
+        runs.set('similarity', { selector: 'similarity', kind: 'score', provider: embedder.id, model: embedder.model, decisions: errorDecisions(requests, 1, embeddingError) });
+      }
+      if (selectors.includes('hybrid')) {
+        runs.set('hybrid', { selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, embeddingError) });
+      }
     }
   }
   const chat: Promise<void>[] = [];
@@ -156,7 +170,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
       const { runModelSelector } = await import('./model.js');
       chat.push(runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r)));
     }
-    if (selectors.includes('hybrid')) {
+    if (selectors.includes('hybrid') && !embeddingError) {
       const { runHybridSelector } = await import('./hybrid.js');
       chat.push(
         runHybridSelector(client, skills, requests, similarity!, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
@@ -166,6 +180,12 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   await Promise.all(chat);
   // In the order asked for (or the default order).
   return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
+}
+
+function errorDecisions(requests: EvalRequest[], runs: number, error: string): Decision[] {
+  const out: Decision[] = [];
+  for (let run = 0; run < runs; run++) for (const r of requests) out.push({ requestId: r.id, run, chosen: null, error });
+  return out;
 }
 
 /** The threshold a score selector applies: --threshold, else chosen on --calibrate requests, else on these (optimistic). */
@@ -189,7 +209,7 @@ async function thresholdFor(
 }
 
 function calibrationItems(rankings: ScoredSkill[][], requests: EvalRequest[]) {
-  return requests.map((r, i) => ({ gold: r.gold, top: rankings[i]?.[0] ?? null }));
+  return requests.map((r, i) => ({ gold: r.gold, top: topOf(rankings[i]) }));
 }
 
 export interface EvalTriggerDeps {
@@ -226,7 +246,8 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   }
 
   const { availableChatProvider } = await import('../client.js');
-  const chatReachable = Boolean(opts.cacheOnly || opts.provider || opts.baseUrl || availableChatProvider(process.env));
+  // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
+  const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
   const availability = availableSelectors(opts.selectors, chatReachable);
   if (availability.message) deps.notice(availability.message);
   if (opts.calibrate && !availability.run.some((s) => s === 'similarity' || s === 'keyword')) {

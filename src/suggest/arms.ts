@@ -21,11 +21,13 @@ import type {
   ToolDeclaration,
 } from '../types.js';
 import { NONE_TEXT, relevanceBlock, SUGGEST_TEMPLATE } from './block.js';
-import { sumUsage, type SuggestChat } from './llm.js';
+import { MalformedAnswer, sumUsage, type SuggestChat } from './llm.js';
 import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings, type Suggestion } from './suggester.js';
 import type { Ranker } from './wide.js';
 
 export const ARMS = ['baseline', 'suggest', 'oracle'] as const;
+/** Entries of the wide ranking kept per decision in the results file. */
+export const RANKING_KEPT = 10;
 export type Arm = (typeof ARMS)[number];
 
 /** The agent's one tool. A free-text name, no enum: a misspelt name is a load of a skill that does not exist. */
@@ -263,6 +265,8 @@ async function suggestArm(
     });
   } catch (err) {
     const calls = err instanceof SuggestFailure ? err.calls : [];
+    // The client counts failed calls in the lane; an answer that is not the JSON asked for is counted here.
+    if (suggesterLane && err instanceof SuggestFailure && err.cause instanceof MalformedAnswer) suggesterLane.errors++;
     if (agentLane) {
       agentLane.done++;
       agentLane.errors++;
@@ -278,7 +282,8 @@ async function suggestArm(
     if (suggesterLane) suggesterLane.done++;
   }
   const decision = await agentTurn(input.agent, agentSystem(index, suggestion.block), req, names, agentLane);
-  decision.scores = suggestion.ranking;
+  // The wide ranking's head (a similarity ranking covers the whole catalogue: keep the results file small).
+  decision.scores = suggestion.ranking.slice(0, RANKING_KEPT);
   decision.detail = suggestionDetail(suggestion);
   return decision;
 }

@@ -2,6 +2,7 @@
 // model scores, for each candidate separately, whether it does the specific thing asked, and picks one.
 import type { JsonSchema, Lane, Skill } from '../types.js';
 import { askJson, MalformedAnswer, unitNumber, type SuggestChat, type SuggesterCall } from './llm.js';
+import { nameResolver } from './wide.js';
 
 const NARROW_SYSTEM =
   'You decide which skill, if any, an AI assistant should load before answering a user request. A skill is a ' +
@@ -39,13 +40,11 @@ function narrowSchema(names: string[]): JsonSchema {
             fit: { type: 'number', description: 'does this skill do the specific thing asked, 0 to 1' },
           },
           required: ['name', 'fit'],
-          additionalProperties: false,
         },
       },
       pick: { type: 'string', enum: names, description: 'the best candidate' },
     },
     required: ['fits', 'pick'],
-    additionalProperties: false,
   };
 }
 
@@ -66,25 +65,26 @@ export async function narrowStage(
       user:
         `User request:\n"""\n${text}\n"""\n\nCandidates:\n` +
         candidates.map((s) => renderCandidate(s, excerptChars)).join('\n\n') +
-        '\n\nScore every candidate, then pick one.',
+        '\n\nScore every candidate, then pick one. Answer with JSON: ' +
+        '{"fits": [{"name": "skill-name", "fit": 0.0}], "pick": "skill-name"}',
       schema: narrowSchema(names),
-      maxOutputTokens: 80 + 40 * candidates.length,
+      maxOutputTokens: 1024,
     },
     calls,
     lane,
   );
   if (!Array.isArray(answer.fits)) throw new MalformedAnswer('narrow', 'fits is not a list');
+  const canonical = nameResolver(names);
   const given = new Map<string, number>();
   for (const item of answer.fits) {
     if (item === null || typeof item !== 'object') continue;
-    const { name, fit } = item as Record<string, unknown>;
-    if (typeof name === 'string' && names.includes(name) && !given.has(name)) {
-      given.set(name, unitNumber(fit, 'narrow', `fit of ${name}`));
-    }
+    const { name: raw, fit } = item as Record<string, unknown>;
+    const name = canonical(raw);
+    if (name !== null && !given.has(name)) given.set(name, unitNumber(fit, 'narrow', `fit of ${name}`));
   }
   // A candidate the model did not score did not fit.
   const fits = names.map((name) => ({ name, fit: given.get(name) ?? 0 }));
-  const pick = typeof answer.pick === 'string' && names.includes(answer.pick) ? answer.pick : null;
+  const pick = canonical(answer.pick);
   return { fits, pick };
 }
 

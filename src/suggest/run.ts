@@ -71,9 +71,30 @@ async function loadSkills(path: string): Promise<{ catalogue: Catalogue; skills:
   return { catalogue, skills };
 }
 
+/** The embedding ranker over the catalogue; a provider failure or a --cache-only miss is the user's to fix. */
 async function similarityRanker(opts: SuggestCliOptions, skills: Skill[]): Promise<Ranker> {
   const { createEmbedder } = await import('../client.js');
-  return createSimilarityRanker(await createEmbedder(opts), skills);
+  try {
+    const ranker = await createSimilarityRanker(await createEmbedder(opts), skills);
+    return async (text) => {
+      try {
+        return await ranker(text);
+      } catch (err) {
+        throw embeddingError(err);
+      }
+    };
+  } catch (err) {
+    throw embeddingError(err);
+  }
+}
+
+function embeddingError(err: unknown): unknown {
+  if (!(err instanceof ProviderError)) return err;
+  const fix =
+    err.name === 'CacheMissError'
+      ? 'run once without --cache-only to embed the catalogue, or use --embeddings use (offline)'
+      : 'check the key and --embedding-model, or use --embeddings use (offline)';
+  return new UserError(`--wide similarity: the embeddings failed: ${err.message}`, fix);
 }
 
 /** Failures of a suggestion in the single-request command: the user's to fix (key, model, cache), never a stack. */
@@ -129,9 +150,10 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     }
   }
   const { createChatClient } = await import('../client.js');
-  let chat: ChatClient;
+  let suggester: ChatClient;
   try {
-    chat = await createChatClient(opts);
+    // Here the suggester is the only model: --suggester-model, when given, wins over --model.
+    suggester = await createChatClient(opts.suggesterModel ? { ...opts, model: opts.suggesterModel } : opts);
   } catch (err) {
     if (!(err instanceof UserError) || !preRanked) throw err;
     // The offline part is done: show it, then say what the model steps need.
@@ -144,7 +166,6 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
       NEEDS_MODEL_FIX,
     );
   }
-  const suggester = opts.suggesterModel ? await createChatClient({ ...opts, model: opts.suggesterModel }) : chat;
   let suggestion;
   try {
     suggestion = await suggestSkill(request, { chat: suggester, skills, settings }, preRanked);

@@ -30,8 +30,19 @@ export function gateScore(acts: number, procedure: number, prose: number): numbe
 }
 
 const GATE_INTRO =
-  'Also answer three questions about the request itself (not about any skill). Judge what the user asks the ' +
-  'assistant to do, not the subject the request mentions. Answer each with a number from 0 to 1.';
+  'Answer three questions about the request itself (not about any skill). Judge what the user asks the ' +
+  'assistant to do, not the subject the request mentions. Answer each with a number from 0 to 1:\n' +
+  Object.entries(GATE_QUESTIONS)
+    .map(([key, question]) => `- ${key}: ${question}`)
+    .join('\n');
+
+/** Shape reminders, for servers that ignore the response schema (some OpenAI-compatible ones do). */
+const GATE_OBJECT = '{"acts_on_user_things": 0.0, "expert_procedure": 0.0, "prose_alone": 0.0}';
+const GATE_SHAPE = `"gate": ${GATE_OBJECT}`;
+const RANK_SHAPE = '"ranking": [{"name": "skill-name", "score": 0.0}]';
+
+/** Generous: thinking models may spend output tokens before the JSON; only what is generated is billed. */
+const MAX_OUTPUT_TOKENS = 1024;
 
 const RANK_SYSTEM =
   'You route requests to the skills of an AI assistant. A skill is a packaged procedure for one kind of task; ' +
@@ -49,7 +60,7 @@ const gateProperties: Record<string, JsonSchema> = Object.fromEntries(
 );
 
 function gateSchema(): JsonSchema {
-  return { type: 'object', properties: gateProperties, required: Object.keys(GATE_QUESTIONS), additionalProperties: false };
+  return { type: 'object', properties: gateProperties, required: Object.keys(GATE_QUESTIONS) };
 }
 
 function rankSchema(names: string[], depth: number, withGate: boolean): JsonSchema {
@@ -63,12 +74,11 @@ function rankSchema(names: string[], depth: number, withGate: boolean): JsonSche
         score: { type: 'number', description: 'relevance from 0 to 1' },
       },
       required: ['name', 'score'],
-      additionalProperties: false,
     },
   };
   const properties: Record<string, JsonSchema> = { ranking };
   if (withGate) properties.gate = gateSchema();
-  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+  return { type: 'object', properties, required: Object.keys(properties) };
 }
 
 export function gateFrom(raw: unknown, threshold: number, stage: SuggesterStage): GateAnswers {
@@ -95,18 +105,33 @@ function requestSection(text: string): string {
 /** Valid, de-duplicated, best-first ranking from a model's answer; names outside `allowed` are dropped. */
 function rankingFrom(raw: unknown, allowed: Skill[], depth: number, stage: SuggesterStage): ScoredSkill[] {
   if (!Array.isArray(raw)) throw new MalformedAnswer(stage, 'ranking is not a list');
-  const names = new Set(allowed.map((s) => s.name));
+  const canonical = nameResolver(allowed.map((s) => s.name));
   const seen = new Set<string>();
   const out: ScoredSkill[] = [];
   for (const item of raw) {
     if (item === null || typeof item !== 'object') continue;
-    const { name, score } = item as Record<string, unknown>;
-    if (typeof name !== 'string' || !names.has(name) || seen.has(name)) continue;
+    const { name: given, score } = item as Record<string, unknown>;
+    const name = canonical(given);
+    if (name === null || seen.has(name)) continue;
     seen.add(name);
     out.push({ name, score: unitNumber(score, stage, `score of ${name}`) });
   }
   // Stable sort: equal scores keep the model's order.
   return out.sort((a, b) => b.score - a.score).slice(0, depth);
+}
+
+/**
+ * Maps a name from a model's answer to a catalogue name: exact, else ignoring case and surrounding whitespace (a server
+ * that ignores the schema's enum may change case); anything else is null.
+ */
+export function nameResolver(names: string[]): (given: unknown) => string | null {
+  const exact = new Set(names);
+  const folded = new Map(names.map((n) => [n.toLowerCase(), n]));
+  return (given) => {
+    if (typeof given !== 'string') return null;
+    if (exact.has(given)) return given;
+    return folded.get(given.trim().toLowerCase()) ?? null;
+  };
 }
 
 /** Splits into ceil(n / size) chunks of near-equal size, in catalogue order. */
@@ -160,9 +185,11 @@ export async function wideWithModel(
           {
             stage: 'wide-chunk',
             system: RANK_SYSTEM,
-            user: `${requestSection(text)}\n\nSkills (one part of a larger catalogue):\n${listSkills(part)}\n\nRank the ${Math.min(opts.depth, part.length)} most relevant.`,
+            user:
+              `${requestSection(text)}\n\nSkills (one part of a larger catalogue):\n${listSkills(part)}\n\n` +
+              `Rank the ${Math.min(opts.depth, part.length)} most relevant. Answer with JSON: {${RANK_SHAPE}}`,
             schema: rankSchema(part.map((s) => s.name), opts.depth, false),
-            maxOutputTokens: 60 + 40 * opts.depth,
+            maxOutputTokens: MAX_OUTPUT_TOKENS,
           },
           calls,
           opts.lane,
@@ -182,10 +209,13 @@ export async function wideWithModel(
     chat,
     {
       stage,
-      system: `${RANK_SYSTEM}\n\n${GATE_INTRO}`,
-      user: `${requestSection(text)}\n\nSkills:\n${listSkills(pool)}\n\nRank the ${Math.min(opts.depth, pool.length)} most relevant, then answer the gate questions.`,
+      system: `${RANK_SYSTEM}\n\nThen, about the gate: ${GATE_INTRO}`,
+      user:
+        `${requestSection(text)}\n\nSkills:\n${listSkills(pool)}\n\n` +
+        `Rank the ${Math.min(opts.depth, pool.length)} most relevant, then answer the gate questions. ` +
+        `Answer with JSON: {${RANK_SHAPE}, ${GATE_SHAPE}}`,
       schema: rankSchema(pool.map((s) => s.name), opts.depth, true),
-      maxOutputTokens: 160 + 40 * opts.depth,
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
     },
     calls,
     opts.lane,
@@ -206,7 +236,13 @@ export async function askGate(
 ): Promise<GateAnswers> {
   const answer = await askJson(
     chat,
-    { stage: 'gate', system: GATE_SYSTEM, user: requestSection(text), schema: gateSchema(), maxOutputTokens: 120 },
+    {
+      stage: 'gate',
+      system: GATE_SYSTEM,
+      user: `${requestSection(text)}\n\nAnswer with JSON: ${GATE_OBJECT}`,
+      schema: gateSchema(),
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+    },
     calls,
     lane,
   );

@@ -254,10 +254,12 @@ function createBucket(perSecond: number, burst = perSecond) {
   };
 }
 
-function rateLimitReply(api: Api, waitMs: number): Reply {
+type PlainReply = { status?: number; headers?: Record<string, string>; body?: unknown };
+
+function rateLimitReply(api: Api, waitMs: number): PlainReply {
   const headers = { 'retry-after-ms': String(waitMs), 'retry-after': String(Math.ceil(waitMs / 1000)) };
   if (api === 'gemini') {
-    const r = gemini.rateLimited(`${(waitMs / 1000).toFixed(3)}s`) as { status: number; body: unknown };
+    const r = gemini.rateLimited(`${(waitMs / 1000).toFixed(3)}s`) as PlainReply;
     return { ...r, headers };
   }
   return { status: 429, headers, body: errorBody(api, 429, 'rate limited by wire-server') };

@@ -1,0 +1,283 @@
+// The foundation commands end to end: validate, init, tokens, through main() and through the built launcher.
+import { describe, expect, it, beforeAll, afterAll, afterEach, vi } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { main } from '../src/cli.js';
+import { loadCatalogue } from '../src/catalogue.js';
+import { renderCatalogue, renderLoadAll, renderSkillContent } from '../src/prompt.js';
+import { startWireServer, anthropic, gemini, type WireServer } from './support/wire-server.js';
+import type { Skill } from '../src/types.js';
+
+const root = path.resolve(__dirname, '..');
+const HERMES = path.resolve(root, '../shared/data/hermes');
+const DIST_CLI = path.join(root, 'dist/cli.js');
+const BROKEN_FOLDERS = ['Bad_Name', 'bad-yaml', 'binary-skill', 'empty-description', 'js-frontmatter', 'long-description', 'name-mismatch', 'no-frontmatter', 'two/duplicate-name'];
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'skillbench-cli-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => {
+  process.exitCode = undefined; // validate sets it; main() reads it
+  vi.restoreAllMocks();
+});
+
+/** Runs the CLI in-process from the working tree (cwd = repository root) and captures its output. */
+async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => (out.push(String(s)), true));
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (err.push(String(s)), true));
+  const cwd = process.cwd();
+  process.chdir(root);
+  try {
+    const code = await main(['node', 'skillbench', ...args]);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    process.chdir(cwd);
+    stdout.mockRestore();
+    stderr.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+const noStackTrace = (s: string) => expect(s).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+
+describe('skillbench validate', () => {
+  it('prints one error line per broken skill, a summary, and exits 1', async () => {
+    const r = await run('validate', 'fixtures/broken');
+    expect(r.code).toBe(1);
+    const errors = r.out.split('\n').filter((l) => l.includes(': error: '));
+    const folders = errors.map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]);
+    expect(folders.sort()).toEqual(BROKEN_FOLDERS);
+    for (const l of errors) expect(l).toMatch(/^\S+:\d+: error: .+ \(.+\)$/); // file:line: error: message (fix)
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/broken: 11 skills checked (6 could not be loaded): 9 errors, 4 warnings');
+    noStackTrace(r.out + r.err);
+  });
+
+  it('exits 0 on a valid catalogue, 2 on unreadable input with one clear line', async () => {
+    const ok = await run('validate', 'fixtures/valid/categorised');
+    expect(ok.code).toBe(0);
+    expect(ok.out).not.toContain(': error: ');
+    const missing = await run('validate', 'fixtures/no-such-folder');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe(
+      'skillbench: error: fixtures/no-such-folder: cannot read the catalogue (ENOENT)\n  fix: give a folder of skills (each in its own folder with a SKILL.md) or a JSON file [{"name": ..., "description": ...}]',
+    );
+    noStackTrace(missing.err);
+  });
+
+  it('--no-warnings hides warnings; --json gives the problems and counts', async () => {
+    const quiet = await run('validate', 'fixtures/broken', '--no-warnings');
+    expect(quiet.out).not.toContain(': warning: ');
+    const json = await run('validate', 'fixtures/broken', '--json');
+    const data = JSON.parse(json.out);
+    expect(data).toMatchObject({ source: 'fixtures/broken', skills: 11, unusable: 6, errors: 9, warnings: 4 });
+    expect(data.problems[0]).toMatchObject({ file: 'fixtures/broken/Bad_Name/SKILL.md', line: 2, severity: 'error' });
+    expect(json.code).toBe(1);
+  });
+
+  it('validates a JSON catalogue', async () => {
+    const r = await run('validate', 'fixtures/valid/catalogue.json');
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/valid/catalogue.json: 3 skills checked: 0 errors, 4 warnings');
+  });
+
+  it.skipIf(!existsSync(HERMES))('runs on the 177 Hermes skills', async () => {
+    const r = await run('validate', HERMES, '--no-warnings');
+    expect(r.out.split('\n').at(-1)).toMatch(/^\S*hermes: 177 skills checked: \d+ errors, \d+ warnings$/);
+    expect([0, 1]).toContain(r.code);
+    noStackTrace(r.err);
+  });
+});
+
+describe('skillbench init', () => {
+  it('creates a spec-valid skeleton that validates with no error', async () => {
+    const dir = path.join(tmp, 'init-cat');
+    const r = await run('init', 'invoice-matcher', '--dir', dir);
+    expect(r.code).toBe(0);
+    const skillDir = path.join(dir, 'invoice-matcher');
+    const md = readFileSync(path.join(skillDir, 'SKILL.md'), 'utf8');
+    expect(md).toMatch(/^---\nname: invoice-matcher\ndescription: \|-\n/);
+    expect(md).toMatch(/^ {2}Use when /m);
+    expect(md).toMatch(/^ {2}Not for: /m);
+    for (const sub of ['scripts', 'references', 'assets']) {
+      expect(statSync(path.join(skillDir, sub)).isDirectory()).toBe(true);
+      expect(readdirSync(path.join(skillDir, sub))).toEqual(['.gitkeep']);
+    }
+    const cat = await loadCatalogue(dir);
+    expect(cat.skills[0].resources).toEqual([]);
+    const v = await run('validate', dir);
+    expect(v.code).toBe(0);
+    expect(v.out).not.toContain(': error: ');
+    expect(v.out).toContain('description still holds TODO placeholders'); // a reminder, not an error
+  });
+
+  it('refuses to overwrite and refuses bad names, exit 2', async () => {
+    const dir = path.join(tmp, 'init-twice');
+    expect((await run('init', 'my-skill', '--dir', dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 'my-skill', 'SKILL.md'), 'mine');
+    const again = await run('init', 'my-skill', '--dir', dir);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/my-skill already exists; refusing to overwrite it/);
+    expect(readFileSync(path.join(dir, 'my-skill', 'SKILL.md'), 'utf8')).toBe('mine');
+    for (const bad of ['Bad_Name', 'trail-', 'a--b', 'x'.repeat(65)]) {
+      const r = await run('init', bad, '--dir', dir);
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toMatch(/^skillbench: error: skill name ".+" /);
+      expect(existsSync(path.join(dir, bad))).toBe(false);
+    }
+  });
+});
+
+describe('skillbench tokens', () => {
+  const o200k = (s: string) => encode(s, { disallowedSpecial: new Set() }).length;
+  const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
+
+  it('--json prints level 1, level 2 per skill, load-all, saving and ratio matching an independent count', async () => {
+    const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--format', 'hermes', '--json');
+    expect(r.code).toBe(0);
+    const a = JSON.parse(r.out);
+    const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
+    const visible = cat.skills.filter((s) => s.state !== 'never');
+    expect(a).toMatchObject({ source: 'fixtures/valid/categorised', tokenizer: 'o200k via gpt-tokenizer', exact: false, format: 'hermes' });
+    expect(a.level1).toBe(o200k(renderCatalogue(cat.skills, 'hermes')));
+    expect(a.level2).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderSkillContent(s)) })));
+    expect(a.loadAll).toBe(o200k(renderLoadAll(cat.skills, readRaw)));
+    expect(a.saving).toBe(a.loadAll - a.level1);
+    expect(a.ratio).toBeCloseTo(a.loadAll / a.level1, 2);
+    expect(a.tools.allProfiles).toBeGreaterThan(a.tools.base);
+  });
+
+  it('prints the tables labelled as an estimate', async () => {
+    const r = await run('tokens', '--skills', 'fixtures/valid/categorised');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format xml: estimate \(o200k via gpt-tokenizer\)/);
+    expect(r.out).toContain('tool schema reduction');
+  });
+
+  it('refuses a catalogue with unusable skills, exit 2', async () => {
+    const r = await run('tokens', '--skills', 'fixtures/broken');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/fixtures\/broken: 6 skills cannot be loaded:/);
+    noStackTrace(r.err);
+  });
+
+  it('refuses --provider openai (no count-tokens API)', async () => {
+    const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--provider', 'openai');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--provider openai has no count-tokens API/);
+  });
+
+  describe('--provider anthropic (exact counts through the real SDK and a local wire server)', () => {
+    let server: WireServer;
+    const OVERHEAD = 7;
+    beforeAll(async () => {
+      // A fake tokenizer on the server: one token per character of the user message, 10 per tool, 7 of overhead.
+      server = await startWireServer({
+        anthropic: (req) => {
+          if (req.method !== 'count_tokens') return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'unexpected' } } };
+          const content = req.body.messages[0].content;
+          const text = typeof content === 'string' ? content : content.map((c: { text: string }) => c.text).join('');
+          return anthropic.countTokens(OVERHEAD + text.length + 10 * (req.body.tools?.length ?? 0));
+        },
+      });
+    });
+    afterAll(() => server.close());
+
+    it('labels the audit exact and derives each figure from the API counts', async () => {
+      const saved = process.env.ANTHROPIC_API_KEY;
+      process.env.ANTHROPIC_API_KEY = 'test-key';
+      try {
+        const r = await run(
+          'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'anthropic',
+          '--base-url', server.baseUrl('anthropic'), '--cache-dir', path.join(tmp, 'cache'),
+        );
+        expect(r.err).toBe('');
+        expect(r.code).toBe(0);
+        const a = JSON.parse(r.out);
+        const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
+        expect(a.exact).toBe(true);
+        expect(a.tokenizer).toMatch(/^anthropic count-tokens API \(.+\)$/);
+        expect(a.level1).toBe(renderCatalogue(cat.skills, 'xml').length);
+        expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
+        expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
+        expect(server.requests.every((q) => q.method === 'count_tokens')).toBe(true);
+      } finally {
+        if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+        else process.env.ANTHROPIC_API_KEY = saved;
+      }
+    });
+  });
+});
+
+describe('tokens --provider gemini (exact counts through the REST countTokens method and a local wire server)', () => {
+  let server: WireServer;
+  const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
+  beforeAll(async () => {
+    server = await startWireServer({
+      gemini: (req) => {
+        if (req.method !== 'countTokens') return { status: 400, body: { error: { code: 400, message: 'unexpected', status: 'INVALID_ARGUMENT' } } };
+        const g = req.body.generateContentRequest;
+        const text = g.contents.flatMap((c: { parts: { text?: string }[] }) => c.parts.map((p) => p.text ?? '')).join('');
+        const tools = (g.tools ?? []).reduce((n: number, t: { functionDeclarations?: unknown[] }) => n + (t.functionDeclarations?.length ?? 0), 0);
+        return gemini.countTokens(3 + text.length + 10 * tools);
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('labels the audit exact and derives each figure from the API counts', async () => {
+    const saved = process.env.GEMINI_API_KEY;
+    process.env.GEMINI_API_KEY = 'test-key';
+    try {
+      const r = await run(
+        'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown',
+        '--base-url', server.baseUrl('gemini'), '--cache-dir', path.join(tmp, 'cache-gemini'),
+      );
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const a = JSON.parse(r.out);
+      const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
+      expect(a).toMatchObject({ exact: true, format: 'markdown', tokenizer: expect.stringMatching(/^gemini count-tokens API/) });
+      expect(a.level1).toBe(renderCatalogue(cat.skills, 'markdown').length);
+      expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
+      expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
+    } finally {
+      if (saved === undefined) delete process.env.GEMINI_API_KEY;
+      else process.env.GEMINI_API_KEY = saved;
+    }
+  });
+});
+
+describe('help', () => {
+  it.each(['validate', 'init', 'tokens'])('%s --help ends with an example', async (cmd) => {
+    const r = await run(cmd, '--help');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Example:\n\s+\$ skillbench /);
+  });
+});
+
+describe.skipIf(!existsSync(DIST_CLI))('built launcher: node bin/skillbench.js', () => {
+  it('validate fixtures/broken: one line per broken skill, exit 1, no stack trace', () => {
+    const p = spawnSync(process.execPath, ['bin/skillbench.js', 'validate', 'fixtures/broken', '--no-warnings'], { cwd: root, encoding: 'utf8' });
+    expect(p.status).toBe(1);
+    const lines = p.stdout.trim().split('\n');
+    expect(lines.slice(0, -1).map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]).sort()).toEqual(BROKEN_FOLDERS);
+    expect(p.stderr).toBe('');
+    noStackTrace(p.stdout);
+  });
+
+  it('validate of a missing path: exit 2, one clear line', () => {
+    const p = spawnSync(process.execPath, ['bin/skillbench.js', 'validate', 'nowhere'], { cwd: root, encoding: 'utf8' });
+    expect(p.status).toBe(2);
+    expect(p.stderr.split('\n')[0]).toBe('skillbench: error: nowhere: cannot read the catalogue (ENOENT)');
+    noStackTrace(p.stderr);
+  });
+});

@@ -1,0 +1,263 @@
+// `skillbench eval-trigger` end to end, in process through the CLI's main(): offline selectors on a fixture
+// catalogue, the no-key notice, the model/hybrid/explicit paths against the local wire-format server, the results
+// file, the rate gates and the baseline gate (identical run passes; a worsened description fails naming the flips).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../src/cli.js';
+import { readResults } from '../src/results.js';
+import { computeMetrics } from '../src/metrics.js';
+import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
+
+for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
+  delete process.env[v];
+}
+
+const catalogue = [
+  { name: 'doc-extractor', description: 'Extract text and tables from PDF files, merge and split PDF documents, and fill PDF forms.' },
+  { name: 'git-helper', description: 'Explain git errors, resolve merge conflicts, rewrite commit history and manage branches.' },
+  { name: 'email-writer', description: 'Draft and polish professional emails: replies, follow-ups, apologies and announcements.' },
+];
+const pdfRequests = [
+  'Extract the tables from this PDF report',
+  'Merge these three PDF files into one',
+  'Split the PDF into separate pages',
+  'Fill in the PDF form with my address',
+  'Pull the text out of the scanned PDF',
+  'Can you combine two PDF files for me?',
+  'I need the tables from the annual report PDF',
+  'Split this long PDF in two',
+];
+const requests = [
+  ...pdfRequests.map((text, i) => ({ id: `pdf-${i + 1}`, text, gold: 'doc-extractor' })),
+  { id: 'git-1', text: 'How do I resolve a merge conflict in git?', gold: 'git-helper' },
+  { id: 'git-2', text: 'git says my branch has diverged, what does that error mean?', gold: 'git-helper' },
+  { id: 'git-3', text: 'Rewrite the commit history of my branch', gold: 'git-helper' },
+  { id: 'mail-1', text: 'Draft a professional email reply to my manager', gold: 'email-writer' },
+  { id: 'mail-2', text: 'Polish this follow-up email to a client', gold: 'email-writer' },
+  { id: 'mail-3', text: '/email-writer an apology to customers about the outage', gold: 'email-writer' },
+  { id: 'neg-1', text: 'What is the capital of Peru?', gold: null },
+  { id: 'neg-2', text: 'Tell me a joke about penguins', gold: null },
+  { id: 'neg-3', text: 'How many legs does a spider have?', gold: null },
+];
+
+let dir: string;
+const file = (name: string) => path.join(dir, name);
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'skillbench-eval-trigger-'));
+  await writeFile(file('catalogue.json'), JSON.stringify(catalogue));
+  await writeFile(file('worse.json'), JSON.stringify(catalogue.map((s) => (s.name === 'doc-extractor' ? { ...s, description: 'Helps with office work.' } : s))));
+  await writeFile(file('requests.json'), JSON.stringify(requests));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs the CLI in process and captures what it prints. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const stdout = process.stdout.write.bind(process.stdout);
+  const stderr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
+  // vitest routes console.* around process.stdout/stderr: capture them too.
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void (out += a.join(' ') + '\n');
+  console.error = (...a: unknown[]) => void (err += a.join(' ') + '\n');
+  let code: number;
+  try {
+    code = await main(['node', 'skillbench', 'eval-trigger', '--no-progress', '--cache-dir', file('cache'), ...args]);
+  } finally {
+    process.stdout.write = stdout;
+    process.stderr.write = stderr;
+    console.log = log;
+    console.error = error;
+    process.exitCode = undefined;
+  }
+  return { code, out, err };
+}
+
+const base = () => ['--skills', file('catalogue.json'), '--requests', file('requests.json')];
+
+describe('eval-trigger offline', () => {
+  it('runs the offline selectors without a key and says in one line what it skipped and how to enable it', async () => {
+    const r = await cli(...base(), '--json', file('offline.json'));
+    expect(r.code).toBe(0);
+    const notice = r.err.split('\n').filter((l) => l.includes('skipped'));
+    expect(notice).toHaveLength(1);
+    expect(notice[0]).toMatch(/skipped model, hybrid/);
+    expect(notice[0]).toMatch(/OPENAI_API_KEY/);
+    expect(notice[0]).toMatch(/--provider openai --base-url/);
+    expect(notice[0]).toMatch(/--cache-only/);
+    for (const s of ['similarity', 'keyword', 'explicit']) expect(r.out).toMatch(new RegExp(`│ ${s}\\s+│`));
+    expect(r.out).toMatch(/lowest score of a correctly ranked positive/);
+    expect(r.out).toMatch(/sweep \(\d+ candidate thresholds/);
+    expect(r.out).toMatch(/optimistic: chosen on the same requests/);
+    expect(r.out).not.toMatch(/\x1b\[/); // no colours outside a terminal
+
+    const results = await readResults(file('offline.json'));
+    expect(results.runs.map((x) => x.selector)).toEqual(['similarity', 'keyword', 'explicit']);
+    expect(results.settings.skipped).toEqual(['model', 'hybrid']);
+    expect(results.requests).toHaveLength(requests.length);
+    // The file is enough to recompute every figure: the explicit run loads only the one mentioned skill.
+    const explicit = computeMetrics(results.runs.find((x) => x.selector === 'explicit')!, results.requests);
+    expect([explicit.accuracy.k, explicit.accuracy.n]).toEqual([4, 17]); // mail-3 + 3 negatives
+    expect(results.runs[0]!.decisions[0]!.scores).toHaveLength(3);
+    expect(results.runs[0]!.threshold!.source).toBe('optimistic');
+  });
+
+  it('applies a fixed threshold and one calibrated on another request set', async () => {
+    await writeFile(file('calib.json'), JSON.stringify(requests.slice(0, 12)));
+    const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '--json', file('fixed.json'));
+    expect(fixed.code).toBe(0);
+    expect(fixed.out).toMatch(/threshold applied: 0\.900 \(fixed by --threshold\)/);
+    const cal = await cli(...base(), '--selectors', 'keyword', '--calibrate', file('calib.json'), '--json', file('cal.json'));
+    expect(cal.code).toBe(0);
+    const th = (await readResults(file('cal.json'))).runs[0]!.threshold!;
+    expect(th.source).toBe('calibrated');
+    expect(th.calibrationFile).toBe(file('calib.json'));
+  });
+
+  it('fails a rate gate with exit 1 after writing the results', async () => {
+    const r = await cli(...base(), '--selectors', 'explicit', '--max-wrong-load', '0.5', '--json', file('gated.json'));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/gate failed: explicit: wrong load 92\.9% \(13\/14\) is above --max-wrong-load 0\.5/);
+    const results = await readResults(file('gated.json'));
+    expect(results.gate!.passed).toBe(false);
+  });
+});
+
+describe('baseline gate', () => {
+  const keyword = ['--selectors', 'keyword', '--threshold', '0.01'];
+  it('passes an identical run and fails a worsened description, naming the requests that flipped', async () => {
+    const first = await cli(...base(), ...keyword, '--json', file('baseline.json'));
+    expect(first.code).toBe(0);
+    const same = await cli(...base(), ...keyword, '--baseline', file('baseline.json'));
+    expect(same.code).toBe(0);
+    expect(same.out).toMatch(/gate: passed/);
+    expect(same.out).toMatch(/better on 0, worse on 0 requests/);
+
+    const worse = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...keyword, '--baseline', file('baseline.json'), '--json', file('worse-results.json'));
+    expect(worse.code).toBe(1);
+    expect(worse.err).toMatch(/gate failed: keyword: worse than .*baseline\.json on \d+ of 17 paired requests/);
+    const results = await readResults(file('worse-results.json'));
+    const broken = results.gate!.flips.filter((f) => !f.nowCorrect).map((f) => f.requestId);
+    expect(broken.length).toBeGreaterThanOrEqual(6);
+    expect(broken.every((id) => id.startsWith('pdf-'))).toBe(true);
+    for (const id of broken) expect(worse.out).toContain(`broken keyword ${id}: doc-extractor ->`);
+  });
+  it('gives exit 2 for a baseline that is not a results file', async () => {
+    await writeFile(file('not-results.json'), JSON.stringify({ schema: 'skillbench.results', version: 7 }));
+    const r = await cli(...base(), '--selectors', 'keyword', '--baseline', file('not-results.json'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/not-results\.json: field "version" is 7/);
+  });
+});
+
+describe('bad input', () => {
+  it('asks for --skills when there is no skills/ folder here', async () => {
+    const empty = file('empty');
+    await mkdir(empty, { recursive: true });
+    const cwd = process.cwd();
+    process.chdir(empty);
+    try {
+      const r = await cli('--selectors', 'keyword');
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/no skills in .*empty/);
+      expect(r.err).toMatch(/pass --skills PATH/);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+  it('names an unknown selector and a gold skill missing from the catalogue', async () => {
+    const r = await cli(...base(), '--selectors', 'keyword,magic');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown selector "magic"/);
+    await writeFile(file('bad-gold.json'), JSON.stringify([{ id: 'x', text: 'hello', gold: 'nope' }]));
+    const g = await cli('--skills', file('catalogue.json'), '--requests', file('bad-gold.json'), '--selectors', 'keyword');
+    expect(g.code).toBe(2);
+    expect(g.err).toMatch(/request "x" field "gold" names "nope"/);
+    const o = await cli(...base(), '--selectors', 'keyword', '-o', file('results.txt'));
+    expect(o.code).toBe(2);
+    expect(o.err).toMatch(/results\.txt: unknown output format/);
+    expect(o.err).not.toMatch(/\[keyword\]/); // refused before running
+  });
+});
+
+describe('model, hybrid and explicit through the wire server', () => {
+  let server: WireServer;
+  const gold = new Map(requests.map((r) => [r.text, r.gold]));
+  const seen = new Map<string, number>();
+  beforeAll(async () => {
+    server = await startWireServer({
+      openai: (req) => {
+        if (req.method === 'embeddings') return fault.status(400, { body: { error: { message: 'scripted embedding failure', type: 'invalid_request_error' } } });
+        const text = req.body.messages.at(-1).content as string;
+        const enumNames = req.body.tools[0].function.parameters.properties.name.enum as string[];
+        // Input tokens follow the prompt size, so hybrid's smaller catalogue shows.
+        const usage = { input: Math.round(JSON.stringify(req.body).length / 4), output: 8 };
+        if (text.startsWith('Split this long')) return fault.status(400, { body: { error: { message: 'scripted failure', type: 'invalid_request_error' } } });
+        if (text.startsWith('Pull the text')) return openai.toolCall('activate_skill', { name: 'ocr-reader' }, usage);
+        // A flaky answer (model wire-runs only): every other call on this request loads nothing.
+        if (req.body.model === 'wire-runs' && text.startsWith('Fill in the PDF')) {
+          const n = (seen.get(text) ?? 0) + 1;
+          seen.set(text, n);
+          if (n % 2 === 0) return openai.text('Sure, what is your address?', usage);
+        }
+        const g = gold.get(text) ?? null;
+        if (g && enumNames.includes(g)) return openai.toolCall('activate_skill', { name: g }, usage);
+        return openai.text('No skill needed.', usage);
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it('runs every selector asked for and records usage, errors apart, and hybrid tokens beside the model\'s', async () => {
+    const r = await cli(...base(), '--selectors', 'model,hybrid,explicit', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire', '--k', '2', '--json', file('model.json'));
+    expect(r.err).not.toMatch(/skipped/);
+    expect(r.code).toBe(0);
+    const results = await readResults(file('model.json'));
+    expect(results.runs.map((x) => x.selector)).toEqual(['model', 'hybrid', 'explicit']);
+    const [model, hybrid] = results.runs.map((x) => computeMetrics(x, results.requests));
+    // model: 17 requests, 1 error (pdf-8); pdf-5 asks for a name outside the enum: wrong. 16 decided, 15 right.
+    expect(model!.errors).toBe(1);
+    expect([model!.accuracy.k, model!.accuracy.n]).toEqual([15, 16]);
+    expect([model!.wrongLoad.k, model!.wrongLoad.n]).toEqual([1, 13]);
+    expect(model!.confusion).toEqual([{ gold: 'doc-extractor', got: 'ocr-reader', count: 1 }]);
+    expect(hybrid!.meanInputTokens!).toBeLessThan(model!.meanInputTokens!);
+    expect(r.out).toMatch(/│ model\s+│\s+17 │/);
+    expect(r.out).toMatch(/│ hybrid\s+│\s+17 │/);
+    expect(r.out).toContain('error: openai: HTTP 400');
+    expect(r.err).toMatch(/openai\/wire: \d+ calls/);
+  });
+
+  it('repeats model requests with --runs and lists the flaky ones', async () => {
+    const r = await cli(...base(), '--selectors', 'model', '--runs', '2', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-runs', '--json', file('runs.json'));
+    expect(r.code).toBe(0);
+    const results = await readResults(file('runs.json'));
+    expect(results.runs[0]!.decisions).toHaveLength(34);
+    expect(r.out).toMatch(/model: 1 of 17 requests changed their choice between runs/);
+    expect(r.out).toMatch(/pdf-4 \(right in 50\.0% of runs\): (doc-extractor, \(none\)|\(none\), doc-extractor)/);
+  });
+
+  it('--dry-run calls nothing and says what the run would cost', async () => {
+    const before = server.hits.openai;
+    const r = await cli(...base(), '--selectors', 'model', '--dry-run', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry');
+    expect(r.code).toBe(0);
+    expect(server.hits.openai).toBe(before);
+    expect(r.out).toMatch(/dry run \(openai\/wire-dry\): 17 calls would be made/);
+    expect(r.out).not.toMatch(/wrong load/);
+  });
+
+  it('turns a failed embedding provider into error decisions, counted apart, not a crash', async () => {
+    const r = await cli(...base(), '--selectors', 'similarity,keyword', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '--json', file('emb-fail.json'));
+    expect(r.code).toBe(0);
+    const results = await readResults(file('emb-fail.json'));
+    const sim = computeMetrics(results.runs[0]!, results.requests);
+    expect(sim.errors).toBe(17);
+    expect(sim.accuracy.n).toBe(0);
+    expect(results.runs[0]!.decisions[0]!.error).toMatch(/embeddings: .*400/);
+    expect(computeMetrics(results.runs[1]!, results.requests).errors).toBe(0);
+  });
+});

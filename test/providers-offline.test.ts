@@ -1,0 +1,126 @@
+// Offline providers (bm25, Universal Sentence Encoder lite) and the price table.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEmbedder } from '../src/client.js';
+import { createBm25 } from '../src/providers/bm25.js';
+import { canonicalModel, costOf, isLocalBaseUrl, PRICES, priceOf } from '../src/providers/pricing.js';
+import { createUseEmbedder, USE_MODEL } from '../src/providers/use.js';
+
+const skills = [
+  { name: 'pdf', text: 'pdf: Fill in PDF forms, extract text and tables from PDF documents, merge and split PDFs.' },
+  { name: 'xlsx', text: 'xlsx: Create and edit Excel spreadsheets, formulas, charts and pivot tables.' },
+  { name: 'docx', text: 'docx: Write and edit Word documents with tracked changes and comments.' },
+  { name: 'slack-gif', text: 'slack-gif: Make animated GIFs sized for Slack.' },
+];
+
+describe('bm25', () => {
+  it('ranks with stemming and without stop-words, scores in 0..1, best first', () => {
+    const idx = createBm25(skills);
+    const r = idx.score('I need to fill the forms in this PDF');
+    expect(r.map((s) => s.name)).toEqual(['pdf', 'docx', 'slack-gif', 'xlsx']); // ties (0) in name order
+    for (const s of r) {
+      expect(s.score).toBeGreaterThanOrEqual(0);
+      expect(s.score).toBeLessThanOrEqual(1);
+    }
+    expect(r.slice(1).every((s) => s.score === 0)).toBe(true);
+    // stemming: "spreadsheet editing" matches "edit spreadsheets"
+    expect(idx.score('spreadsheet editing')[0]).toMatchObject({ name: 'xlsx' });
+    // stop-words only: nothing matches, every score 0
+    expect(idx.score('the and of to').every((s) => s.score === 0)).toBe(true);
+    expect(idx.score('').every((s) => s.score === 0)).toBe(true);
+  });
+
+  it('normalises by the query self-score: all query words matched gives about 1, unmatched words lower it', () => {
+    const idx = createBm25(skills);
+    const full = idx.score('animated gifs slack')[0]!;
+    const diluted = idx.score('animated gifs slack quarterly revenue forecast')[0]!;
+    expect(full.name).toBe('slack-gif');
+    expect(full.score).toBeGreaterThan(0.8);
+    expect(diluted.name).toBe('slack-gif');
+    expect(diluted.score).toBeLessThan(full.score * 0.75);
+  });
+
+  it('works with one and two documents', () => {
+    const one = createBm25([skills[0]!]);
+    expect(one.score('merge pdfs')).toEqual([{ name: 'pdf', score: expect.any(Number) }]);
+    expect(one.score('merge pdfs')[0]!.score).toBeGreaterThan(0.5);
+    expect(one.score('weather tomorrow')[0]!.score).toBe(0);
+    const two = createBm25(skills.slice(0, 2));
+    expect(two.score('excel chart').map((s) => s.name)).toEqual(['xlsx', 'pdf']);
+  });
+});
+
+describe('use (Universal Sentence Encoder lite, offline)', () => {
+  const dirs: string[] = [];
+  afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+  const cos = (a: number[], b: number[]) => {
+    let d = 0, na = 0, nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      d += a[i]! * b[i]!;
+      na += a[i]! ** 2;
+      nb += b[i]! ** 2;
+    }
+    return d / Math.sqrt(na * nb);
+  };
+
+  it('embeds 512-d vectors with no download; similar meaning is closer', async () => {
+    const e = createUseEmbedder();
+    expect(e.model).toBe(USE_MODEL);
+    const [q, pdf, xlsx] = await e.embed(
+      [{ text: 'please fill out this tax form pdf' }, { text: skills[0]!.text }, { text: skills[1]!.text }],
+      'document',
+    );
+    expect(q).toHaveLength(512);
+    expect(cos(q!, pdf!)).toBeGreaterThan(cos(q!, xlsx!));
+  });
+
+  it('createEmbedder caches document vectors on disk: an unchanged catalogue is not embedded again', async () => {
+    const cacheDir = await mkdtemp(path.join(tmpdir(), 'skillbench-use-'));
+    dirs.push(cacheDir);
+    const docs = skills.map((s) => ({ text: s.text, title: s.name }));
+    const a = await createEmbedder({ embeddings: 'use', cacheDir, cache: true });
+    const v1 = await a.embed(docs, 'document');
+    expect(a.stats()).toEqual({ cached: 0, computed: 4, misses: 0 });
+    const b = await createEmbedder({ embeddings: 'use', cacheDir, cache: true, cacheOnly: true });
+    const v2 = await b.embed(docs, 'document');
+    expect(b.stats()).toEqual({ cached: 4, computed: 0, misses: 0 });
+    expect(v2).toEqual(v1);
+    const changed = await createEmbedder({ embeddings: 'use', cacheDir, cache: true });
+    await changed.embed([{ ...docs[0]!, text: `${docs[0]!.text} Also rotates pages.` }, docs[1]!], 'document');
+    expect(changed.stats()).toEqual({ cached: 1, computed: 1, misses: 0 });
+  });
+});
+
+describe('pricing', () => {
+  it('has a date and a source for every price, and prices the models it names', () => {
+    for (const table of Object.values(PRICES)) {
+      for (const p of Object.values(table)) {
+        if (!p) continue;
+        expect(p.asOf).toMatch(/^\d{4}-\d{2}$/);
+        expect(p.source).toMatch(/^https:\/\//);
+      }
+    }
+    expect(priceOf('gemini', 'gemini-2.5-flash')).toMatchObject({ input: 0.3, output: 2.5 });
+    expect(priceOf('anthropic', 'claude-haiku-4-5-20251001')).toMatchObject({ input: 1, cacheWrite: 1.25, cachedInput: 0.1, output: 5 });
+    expect(priceOf('openai', 'gpt-4o-mini')).toMatchObject({ input: 0.15, output: 0.6 });
+    expect(canonicalModel('models/gemini-2.5-flash')).toBe('gemini-2.5-flash');
+  });
+
+  it('an unknown model is price unknown (null), never invented; a loopback server is free', () => {
+    expect(priceOf('anthropic', 'claude-sonnet-4-6')).toBeNull();
+    expect(priceOf('openai', 'llama3.2:3b')).toBeNull();
+    expect(priceOf('openai', 'llama3.2:3b', { baseUrl: 'http://localhost:11434/v1' })).toMatchObject({ input: 0, output: 0 });
+    expect(isLocalBaseUrl('http://127.0.0.1:8000/v1')).toBe(true);
+    expect(isLocalBaseUrl('https://openrouter.ai/api/v1')).toBe(false);
+    const usage = { inputTokens: 1_000_000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, thinkingTokens: 0 };
+    expect(costOf('anthropic', 'claude-sonnet-4-6', usage)).toBe(0);
+  });
+
+  it('bills uncached input, cache reads, cache writes and output (thinking included) apart', () => {
+    const usage = { inputTokens: 1_500_000, cachedInputTokens: 1_000_000, cacheWriteTokens: 200_000, outputTokens: 100_000, thinkingTokens: 100_000 };
+    // 300k uncached * 3 + 1M * 0.3 + 200k * 3.75 + 200k * 15 = 0.9 + 0.3 + 0.75 + 3
+    expect(costOf('anthropic', 'claude-sonnet-4-5', usage)).toBeCloseTo(4.95, 10);
+  });
+});

@@ -1,0 +1,512 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { computeMetrics } from '../src/metrics.js';
+import { compareToBaseline } from '../src/gate.js';
+import { readResults } from '../src/results.js';
+import { renderOutput, writeOutputs, formatOf } from '../src/report/index.js';
+import { UserError } from '../src/errors.js';
+import { main } from '../src/cli.js';
+import type { Rate, ResultsFile, SelectorMetrics } from '../src/types.js';
+
+const DEMO = join(import.meta.dirname, '..', 'fixtures', 'results', 'demo-results.json');
+
+let dir: string;
+let demo: ResultsFile;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skillbench-report-'));
+  demo = await readResults(DEMO);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const clone = (r: ResultsFile): ResultsFile => structuredClone(r);
+
+/** The demo run as a three-arm suggest evaluation: baseline, suggest, and an oracle ceiling. */
+function threeArms(): ResultsFile {
+  const r = clone(demo);
+  r.command = 'suggest-eval';
+  const model = r.runs.find((x) => x.selector === 'model')!;
+  const gold = new Map(r.requests.map((q) => [q.id, q.gold]));
+  const baseline = { ...structuredClone(model), selector: 'baseline' };
+  const suggest = { ...structuredClone(model), selector: 'suggest', extraCostUsd: 0.0004 };
+  for (const d of suggest.decisions) if (d.requestId === 'n03' || d.requestId === 'p06') d.chosen = gold.get(d.requestId)!;
+  const oracle = { ...structuredClone(model), selector: 'oracle', ceiling: true };
+  for (const d of oracle.decisions) {
+    d.chosen = gold.get(d.requestId)!;
+    delete d.rawChoice;
+    delete d.error;
+  }
+  r.runs = [baseline, suggest, oracle];
+  delete r.tokenAudit;
+  return r;
+}
+
+/** The demo run repeated (--runs 2) with one request flipping, plus a baseline gate that fails. */
+function repeatedWithGate(): ResultsFile {
+  const r = clone(demo);
+  for (const run of r.runs) {
+    const second = run.decisions.map((d) => ({ ...structuredClone(d), run: 1 }));
+    run.decisions.push(...second);
+  }
+  const model = r.runs.find((x) => x.selector === 'model')!;
+  for (const d of model.decisions) if (['p01', 'p02', 'p03', 'p05', 'p07', 'p09'].includes(d.requestId)) d.chosen = 'ticket-triage';
+  r.gate = compareToBaseline(r, demo, { alpha: 0.05, minRequests: 2, minRate: 0.05, baselineFile: 'baseline.json' });
+  return r;
+}
+
+/**
+ * A real run: the offline selectors of `skillbench eval-trigger` on the bundled catalogue and requests, its results
+ * file written by the command itself (-o), with a throwaway cache.
+ */
+async function realRun(): Promise<ResultsFile> {
+  const root = join(import.meta.dirname, '..');
+  const file = join(dir, 'real', 'results.json');
+  const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  const quietErr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  const quietLog = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    const code = await main(['node', 'skillbench', 'eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
+      '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'real', 'cache'), '--no-progress', '-o', file]);
+    expect(code).toBe(0);
+  } finally {
+    quiet.mockRestore();
+    quietErr.mockRestore();
+    quietLog.mockRestore();
+    process.exitCode = undefined;
+  }
+  return readResults(file);
+}
+
+const variants: [string, () => ResultsFile | Promise<ResultsFile>][] = [
+  ['demo (eval-trigger)', () => clone(demo)],
+  ['three arms with a ceiling', threeArms],
+  ['repeated runs with a failed gate', repeatedWithGate],
+  ['a real offline eval-trigger run on the bundled catalogue', realRun],
+];
+
+// ---------------------------------------------------------------- parsing the outputs back
+
+/** RFC 4180 parser: quoted fields, doubled quotes, CRLF records, line breaks inside quotes. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  expect(field).toBe('');
+  expect(row).toEqual([]);
+  return rows;
+}
+
+interface Counts {
+  wrong: [number, number];
+  needless: [number, number];
+  accuracy: [number, number];
+  errors: number;
+  decisions: number;
+}
+
+const countsOf = (m: SelectorMetrics): Counts => ({
+  wrong: [m.wrongLoad.k, m.wrongLoad.n],
+  needless: [m.needlessLoad.k, m.needlessLoad.n],
+  accuracy: [m.accuracy.k, m.accuracy.n],
+  errors: m.errors,
+  decisions: m.decisions,
+});
+
+function countsFromCsv(csv: string): Map<string, Counts> {
+  const [head, ...rows] = parseCsv(csv);
+  const col = (name: string) => head!.indexOf(name);
+  const out = new Map<string, Counts>();
+  for (const row of rows) {
+    const sel = row[col('selector')]!;
+    const c = out.get(sel) ?? { wrong: [0, 0], needless: [0, 0], accuracy: [0, 0], errors: 0, decisions: 0 };
+    out.set(sel, c);
+    c.decisions++;
+    const outcome = row[col('outcome')];
+    if (outcome === 'error') {
+      c.errors++;
+      continue;
+    }
+    c.accuracy[1]++;
+    if (outcome === 'correct') c.accuracy[0]++;
+    // Covered or not comes from the gold column, the outcome from the outcome column: two independent fields.
+    const covered = row[col('gold')] !== '';
+    const bucket = covered ? c.wrong : c.needless;
+    bucket[1]++;
+    if (outcome !== 'correct') bucket[0]++;
+    expect(outcome).toBe(outcome === 'correct' ? 'correct' : covered ? 'wrong-load' : 'needless-load');
+  }
+  return out;
+}
+
+/** `12.5% (3/24)` -> [3, 24] after checking the percentage against k/n. */
+function kn(cell: string): [number, number] {
+  const m = /(\d+\.\d)% \((\d+)\/(\d+)\)/.exec(cell);
+  expect(m, cell).not.toBeNull();
+  const [k, n] = [Number(m![2]), Number(m![3])];
+  expect(Number(m![1])).toBeCloseTo((100 * k) / n, 1);
+  return [k, n];
+}
+
+function countsFromMarkdown(md: string): Map<string, Omit<Counts, 'decisions'>> {
+  const out = new Map<string, Omit<Counts, 'decisions'>>();
+  const lines = md.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('| selector | wrong load | needless load | accuracy | errors |'));
+  expect(start).toBeGreaterThan(-1);
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line.split(' | ').map((c) => c.replace(/^\| ?|\s*\|$/g, ''));
+    const selector = cells[0]!.replace(' (ceiling)', '');
+    out.set(selector, { wrong: kn(cells[1]!), needless: kn(cells[2]!), accuracy: kn(cells[3]!), errors: Number(cells[4]) });
+  }
+  return out;
+}
+
+function countsFromJunit(xml: string): Map<string, { tests: number; failures: number; errors: number; failureElements: number; errorElements: number }> {
+  const out = new Map<string, { tests: number; failures: number; errors: number; failureElements: number; errorElements: number }>();
+  for (const suite of xml.matchAll(/<testsuite name="([^"]+)" tests="(\d+)" failures="(\d+)" errors="(\d+)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+    const body = suite[5]!;
+    const cases = [...body.matchAll(/<testcase classname="([^"]+)"/g)];
+    expect(cases.every((c) => c[1] === suite[1])).toBe(true);
+    expect(cases.length).toBe(Number(suite[2]));
+    out.set(suite[1]!, {
+      tests: Number(suite[2]),
+      failures: Number(suite[3]),
+      errors: Number(suite[4]),
+      failureElements: (body.match(/<failure /g) ?? []).length,
+      errorElements: (body.match(/<error /g) ?? []).length,
+    });
+  }
+  return out;
+}
+
+function countsFromHtml(html: string): Map<string, Counts> {
+  const out = new Map<string, Counts>();
+  const table = /<table class="summary">([\s\S]*?)<\/table>/.exec(html)![1]!;
+  for (const row of table.matchAll(/<tr data-selector="([^"]+)"[^>]*>([\s\S]*?)<\/tr>/g)) {
+    const cell = (metric: string): [number, number] => {
+      const m = new RegExp(`data-metric="${metric}" data-k="(\\d+)" data-n="(\\d+)" data-rate="([^"]*)"><span class="pct">([^<]+)</span> <span class="kn">(\\d+)/(\\d+)</span>`).exec(row[2]!);
+      expect(m, `${row[1]} ${metric}`).not.toBeNull();
+      // The attribute and the text shown agree.
+      expect([m![5], m![6]]).toEqual([m![1], m![2]]);
+      const [k, n] = [Number(m![1]), Number(m![2])];
+      expect(m![4]).toBe(n ? `${((100 * k) / n).toFixed(1)}%` : 'n/a');
+      return [k, n];
+    };
+    const value = (metric: string) => Number(new RegExp(`data-metric="${metric}" data-value="([^"]*)"`).exec(row[2]!)![1]);
+    out.set(row[1]!, { wrong: cell('wrongLoad'), needless: cell('needlessLoad'), accuracy: cell('accuracy'), errors: value('errors'), decisions: value('decisions') });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- tests
+
+describe('the demo results fixture', () => {
+  it('is a valid version-1 results file with decisions of every kind', () => {
+    expect(demo.schema).toBe('skillbench.results');
+    const decisions = demo.runs.flatMap((r) => r.decisions);
+    expect(decisions.some((d) => d.error)).toBe(true);
+    expect(decisions.some((d) => d.rawChoice)).toBe(true);
+    expect(demo.runs.some((r) => r.kind === 'score' && r.threshold)).toBe(true);
+    expect(demo.tokenAudit).toBeDefined();
+  });
+});
+
+describe.each(variants)('every format gives the same figures: %s', (_name, make) => {
+  let results: ResultsFile;
+  let metrics: Map<string, SelectorMetrics>;
+  const rendered: Record<string, string> = {};
+  beforeAll(async () => {
+    results = await make();
+    metrics = new Map(results.runs.map((run) => [run.selector, computeMetrics(run, results.requests)]));
+    for (const ext of ['.csv', '.md', '.xml', '.html'] as const) rendered[ext] = await renderOutput(results, ext);
+  });
+
+  it('CSV: one row per decision; outcomes recount to the metrics', () => {
+    const fromCsv = countsFromCsv(rendered['.csv']!);
+    expect([...fromCsv.keys()]).toEqual(results.runs.map((r) => r.selector));
+    for (const [sel, m] of metrics) expect(fromCsv.get(sel), sel).toEqual(countsOf(m));
+  });
+
+  it('Markdown: the summary table shows the same rates and counts', () => {
+    const fromMd = countsFromMarkdown(rendered['.md']!);
+    expect([...fromMd.keys()]).toEqual(results.runs.map((r) => r.selector));
+    for (const [sel, m] of metrics) {
+      const { decisions: _d, ...rest } = countsOf(m);
+      expect(fromMd.get(sel), sel).toEqual(rest);
+    }
+  });
+
+  it('JUnit: one test case per decision, failures = wrong + needless loads, errors = failed calls', () => {
+    const fromXml = countsFromJunit(rendered['.xml']!);
+    for (const [sel, m] of metrics) {
+      const failures = m.wrongLoad.k + m.needlessLoad.k;
+      expect(fromXml.get(sel), sel).toEqual({ tests: m.decisions, failures, errors: m.errors, failureElements: failures, errorElements: m.errors });
+    }
+    const total = [...metrics.values()];
+    expect(rendered['.xml']).toMatch(new RegExp(`<testsuites name="skillbench ${results.command}" tests="${total.reduce((a, m) => a + m.decisions, 0)}" failures="${total.reduce((a, m) => a + m.wrongLoad.k + m.needlessLoad.k, 0)}" errors="${total.reduce((a, m) => a + m.errors, 0)}"`));
+  });
+
+  it('HTML: the summary table shows the same rates and counts', () => {
+    const fromHtml = countsFromHtml(rendered['.html']!);
+    for (const [sel, m] of metrics) expect(fromHtml.get(sel), sel).toEqual(countsOf(m));
+  });
+
+  it('Markdown and HTML show the same Wilson intervals as computeMetrics', () => {
+    const ci = (r: Rate) => (r.low === null ? '' : `[${(100 * r.low).toFixed(1)}–${(100 * r.high!).toFixed(1)}]`);
+    for (const [, m] of metrics) {
+      for (const r of [m.wrongLoad, m.needlessLoad]) {
+        if (r.low === null) continue;
+        expect(rendered['.md']).toContain(`(${r.k}/${r.n}) ${ci(r)}`);
+        expect(rendered['.html']).toContain(`<span class="kn">${r.k}/${r.n}</span><div class="sub">${ci(r)}</div>`);
+      }
+    }
+  });
+
+  it('the failures listed in Markdown and HTML are those of computeMetrics', () => {
+    const total = [...metrics.values()].reduce((a, m) => a + m.failures.length, 0);
+    expect(rendered['.md']).toContain(`<summary>Failures (${total})</summary>`);
+    expect((rendered['.html']!.match(/<tr data-selector="[^"]+" data-kind="/g) ?? []).length).toBe(total);
+  });
+});
+
+describe('HTML report content', () => {
+  it('is self-contained: no external script, style, image or font; charts are inline SVG', async () => {
+    const html = await renderOutput(demo, '.html');
+    expect(html).not.toMatch(/<script[^>]+src=/i);
+    expect(html).not.toMatch(/<link[^>]+href=/i);
+    expect(html).not.toMatch(/<img[^>]+src=/i);
+    expect(html).not.toMatch(/url\(\s*['"]?https?:/i);
+    expect(html).not.toMatch(/@import/i);
+    expect(html).toContain("default-src 'none'");
+    // Rates, two score distributions, two sweeps, confusion, token audit.
+    expect((html.match(/<svg /g) ?? []).length).toBe(7);
+    // The only absolute URLs are SVG namespaces and the vega-lite schema id is not embedded.
+    const urls = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0]);
+    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
+  });
+
+  it('draws a ceiling arm differently, not by colour alone: dashed outline, hollow fill, and the word "ceiling"', async () => {
+    const html = await renderOutput(threeArms(), '.html');
+    const svg = /<figure class="chart">(<svg[\s\S]*?<\/svg>)<\/figure>/.exec(html)![1]!;
+    expect(svg).toContain('oracle (ceiling)');
+    expect(svg).toMatch(/stroke-dasharray="5,3"/);
+    expect(html).toContain('<tr data-selector="oracle" class="ceiling">');
+    const plain = await renderOutput(demo, '.html');
+    const plainSvg = /<figure class="chart">(<svg[\s\S]*?<\/svg>)<\/figure>/.exec(plain)![1]!;
+    expect(plainSvg).not.toMatch(/stroke-dasharray="5,3"/);
+  });
+
+  it('draws the threshold on the score distributions and the sweep', async () => {
+    const html = await renderOutput(demo, '.html');
+    expect(html).toContain('threshold 0.550 (optimistic)');
+    expect(html).toContain('used 0.550');
+    expect(html).toContain('threshold 0.450 (default)');
+  });
+
+  it('shows the gate, the flips and the baseline side by side', async () => {
+    const r = repeatedWithGate();
+    const html = await renderOutput(r, '.html', { baseline: { file: 'baseline.json', results: demo } });
+    expect(html).toContain('✗ gate failed');
+    expect(html).toContain('<h2>Against the baseline</h2>');
+    for (const f of r.gate!.flips) expect(html).toContain(`<code>${f.requestId}</code>`);
+    expect(html).toMatch(/<th>run<\/th>/);
+  });
+
+  it('escapes every piece of user text', async () => {
+    const r = clone(demo);
+    const evil = '</td><script>alert("x")</script><img src=x onerror=alert(1)>&amp;';
+    r.requests[5]!.text = evil;
+    r.catalogue.source = '<b>bold</b>';
+    r.settings.note = '<iframe src="https://example.com">';
+    const evilSkill = 'hr-policy-qa<svg onload=alert(1)>';
+    for (const run of r.runs) for (const d of run.decisions) if (d.chosen === 'leave-balance-calculator') d.chosen = evilSkill;
+    r.runs[0]!.decisions[0]!.error = '<script>boom()</script>';
+    const html = await renderOutput(r, '.html');
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>bold</b>');
+    expect(html).not.toContain('<iframe');
+    expect(html).not.toContain('<svg onload');
+    expect(html).not.toContain('<script>boom');
+    expect(html).toContain('&lt;/td&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(html.match(/<script>/g)).toHaveLength(1);
+
+    const md = await renderOutput(r, '.md');
+    // Inside a code span GitHub shows markup as text; everywhere else it must be escaped.
+    expect(md).toContain('(`<b>bold</b>`)');
+    expect(md.replace(/`[^`\n]*`/g, '')).not.toMatch(/<script>|<img|<svg onload|<b>bold/);
+    const xml = await renderOutput(r, '.xml');
+    expect(xml).not.toMatch(/<script>|<img|<svg onload/);
+    expect(xml).toContain('&lt;script&gt;boom()&lt;/script&gt;');
+    const rows = parseCsv(await renderOutput(r, '.csv'));
+    expect(rows.some((row) => row.includes(evil))).toBe(true);
+  });
+});
+
+describe('Markdown summary', () => {
+  it('puts the gate verdict in the title and lists the requests that flipped, regressions first', async () => {
+    const r = repeatedWithGate();
+    const md = await renderOutput(r, '.md', { baseline: { file: 'baseline.json', results: demo } });
+    expect(md.split('\n')[0]).toBe('### skillbench eval-trigger — gate failed ❌');
+    expect(md).toContain('#### Against the baseline (`baseline.json`)');
+    expect(md).toMatch(/\| model \| 7\.1% → 50\.0% \| 33\.3% → 33\.3% \| 0 \| 6 \| 0\.0313 \|/);
+    const flipRows = md.split('\n').filter((l) => /^\| model \| p0\d: /.test(l) && l.endsWith('❌ wrong |'));
+    expect(flipRows.map((l) => l.slice(10, 13))).toEqual(['p01', 'p02', 'p03', 'p05', 'p07', 'p09']);
+  });
+
+  it('cannot ping anyone or break the table with a request text', async () => {
+    const r = clone(demo);
+    r.requests.find((q) => q.id === 'p06')!.text = 'ask @octocat | then *this* `code`\nnext line';
+    const md = await renderOutput(r, '.md');
+    const row = md.split('\n').find((l) => l.includes('p06: '))!;
+    expect(row).toContain('ask @\u200boctocat \\| then \\*this\\* \\`code\\` next line');
+    expect(row.split(' | ')).toHaveLength(5);
+  });
+});
+
+describe('CSV', () => {
+  it('quotes per RFC 4180 and ends records with CRLF', async () => {
+    const r = clone(demo);
+    r.requests[0]!.text = 'a, "quoted"\r\nmulti-line';
+    const csv = await renderOutput(r, '.csv');
+    expect(csv.endsWith('\r\n')).toBe(true);
+    expect(csv).toContain('"a, ""quoted""\r\nmulti-line"');
+    const rows = parseCsv(csv);
+    expect(rows[1]![4]).toBe('a, "quoted"\r\nmulti-line');
+    expect(new Set(rows.map((row) => row.length)).size).toBe(1);
+    expect(rows).toHaveLength(1 + demo.runs.reduce((a, run) => a + run.decisions.length, 0));
+  });
+});
+
+describe('writeOutputs', () => {
+  it('writes every format by extension; the .json output reads back identical', async () => {
+    const files = ['r.json', 'r.html', 'r.md', 'r.xml', 'r.csv', 'sub/dir/r.htm'].map((f) => join(dir, 'out', f));
+    await writeOutputs(demo, files);
+    for (const f of files) expect(existsSync(f), f).toBe(true);
+    expect(await readResults(files[0]!)).toEqual(demo);
+    expect(await readFile(files[1]!, 'utf8')).toMatch(/^<!doctype html>/);
+    expect(await readFile(files[3]!, 'utf8')).toMatch(/^<\?xml version="1.0"/);
+  });
+
+  it('rejects an unknown extension with a UserError naming the file and the accepted extensions, before writing anything', async () => {
+    const ok = join(dir, 'before.md');
+    const bad = join(dir, 'report.pdf');
+    const err = await writeOutputs(demo, [ok, bad]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toContain(bad);
+    expect((err as UserError).fix).toContain('.json .html .md .xml .csv');
+    expect(existsSync(ok)).toBe(false);
+    expect(() => formatOf('results')).toThrow(/no extension/);
+  });
+});
+
+describe('skillbench report', () => {
+  async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const w = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    const e = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+    try {
+      const code = await main(['node', 'skillbench', 'report', ...args]);
+      return { code, stdout: out.join(''), stderr: err.join('\n') };
+    } finally {
+      w.mockRestore();
+      e.mockRestore();
+      process.exitCode = undefined;
+    }
+  }
+
+  it('prints the terminal report without -o', async () => {
+    const { code, stdout } = await cli(DEMO);
+    expect(code).toBe(0);
+    for (const run of demo.runs) expect(stdout).toContain(run.selector);
+    expect(stdout).toContain('7.1% [1.3-31.5] 1/14');
+  });
+
+  it('re-renders every format from a results file', async () => {
+    const out = join(dir, 'cli');
+    const files = ['a.html', 'a.md', 'a.xml', 'a.csv', 'a.json'].map((f) => join(out, f));
+    const { code, stderr } = await cli(DEMO, ...files.flatMap((f) => ['-o', f]));
+    expect(code).toBe(0);
+    for (const f of files) {
+      expect(existsSync(f)).toBe(true);
+      expect(stderr).toContain(`wrote ${f}`);
+    }
+    for (const [f, ext] of [[files[0], '.html'], [files[1], '.md'], [files[2], '.xml'], [files[3], '.csv']] as const) {
+      expect(await readFile(f!, 'utf8')).toBe(await renderOutput(demo, ext));
+    }
+  });
+
+  it('compares with a baseline and fails the gate (exit 1) after writing the outputs', async () => {
+    const worse = clone(demo);
+    const model = worse.runs.find((r) => r.selector === 'model')!;
+    for (const d of model.decisions) if (['p01', 'p02', 'p03', 'p05', 'p07', 'p09'].includes(d.requestId)) d.chosen = 'ticket-triage';
+    const worseFile = join(dir, 'worse.json');
+    await writeFile(worseFile, JSON.stringify(worse));
+    const md = join(dir, 'gate', 'summary.md');
+    const json = join(dir, 'gate', 'results.json');
+    const { code, stderr } = await cli(worseFile, '--baseline', DEMO, '-o', md, '-o', json);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/gate failed: model: worse than .*demo-results\.json on 6 of 23 paired requests/);
+    const text = await readFile(md, 'utf8');
+    expect(text).toContain('gate failed ❌');
+    expect(text).toContain('Requests that flipped against the baseline (6: 6 now wrong, 0 now right)');
+    const written = await readResults(json);
+    expect(written.gate?.passed).toBe(false);
+    expect(written.gate?.flips.map((f) => f.requestId)).toEqual(['p01', 'p02', 'p03', 'p05', 'p07', 'p09']);
+
+    const side = await cli(worseFile, '--baseline', DEMO);
+    expect(side.code).toBe(1);
+    expect(side.stdout).toMatch(/Against the baseline .*demo-results\.json/);
+    expect(side.stdout).toMatch(/model\s+│\s+7\.1% 1\/14 │\s+50\.0% 7\/14 │ \+42\.9 pts/);
+  });
+
+  it('passes the gate against itself, and applies the rate gates', async () => {
+    expect((await cli(DEMO, '--baseline', DEMO, '-o', join(dir, 'same.md'))).code).toBe(0);
+    expect(await readFile(join(dir, 'same.md'), 'utf8')).toContain('gate passed ✅');
+    const rate = await cli(DEMO, '--max-wrong-load', '0.5', '-o', join(dir, 'rate.md'));
+    expect(rate.code).toBe(1);
+    expect(rate.stderr).toContain('explicit: wrong load 85.7% (12/14) is above --max-wrong-load 0.5');
+    expect(existsSync(join(dir, 'rate.md'))).toBe(true);
+  });
+
+  it('turns a bad results file or output name into a clear error with exit code 2', async () => {
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{"schema": "something else"}');
+    const r1 = await cli(bad);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain(`${bad}: field "schema"`);
+    const r2 = await cli(join(dir, 'missing.json'));
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain('cannot read the results file');
+    const r3 = await cli(DEMO, '-o', join(dir, 'x.docx'));
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain('x.docx: unknown output format ".docx"');
+  });
+});
