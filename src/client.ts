@@ -511,7 +511,8 @@ export interface Embedder extends EmbeddingProvider {
 }
 
 /** The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
- * hash: an unchanged catalogue is not embedded again. --cache-only: a missing vector throws CacheMissError. */
+ * hash: an unchanged catalogue is not embedded again. --cache-only: a vector missing for a remote provider throws
+ * CacheMissError (`use` computes it: no network, no cost). */
 export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<Embedder> {
   const env = tuning.env ?? process.env;
   const id = (opts.embeddings ?? 'use') as EmbeddingId;
@@ -544,7 +545,8 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
-        if (opts.cacheOnly) {
+        // --cache-only forbids calling a provider; `use` runs in-process, offline and free, so it still computes.
+        if (opts.cacheOnly && id !== 'use') {
           counts.misses += missing.length;
           throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
         }

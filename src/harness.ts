@@ -60,8 +60,8 @@ export interface TraceToolCall {
   skipped?: boolean;
   /** The result text (kept for the trace and the JSON output). */
   result: string;
-  /** run_skill_script: wall-clock time of the script (not shown to the model). */
-  durationMs?: number;
+  /** run_skill_script: how the script ended and its wall-clock time (not shown to the model). */
+  script?: { exitCode: number | null; timedOut: boolean; truncated: boolean; durationMs: number };
 }
 
 export interface TraceCall {
@@ -222,7 +222,9 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
         resultChars: done.result.content.length,
         resultTokens: tokens,
         result: done.result.content,
-        ...(done.script ? { durationMs: done.script.durationMs } : {}),
+        ...(done.script
+          ? { script: { exitCode: done.script.exitCode, timedOut: done.script.timedOut, truncated: done.script.truncated, durationMs: done.script.durationMs } }
+          : {}),
       });
     }
     trace.newTokens = ledger.newAt(turn);
@@ -328,7 +330,7 @@ export function formatTrace(run: AgentRun): string {
         out.push(`  -> ${t.name} ${args}  (not run: --max-turns reached)`);
         continue;
       }
-      const status = t.level === 'script' ? `${scriptStatus(t.result)}, ${fmt(t.durationMs ?? 0)} ms` : t.isError ? 'refused' : t.level;
+      const status = t.script ? scriptStatus(t.script) : t.isError ? 'refused' : t.level;
       out.push(`  -> ${t.name} ${args}  [${status}] result ${fmt(t.resultChars)} chars, ~${fmt(t.resultTokens)} tokens`);
       if (t.isError && t.level !== 'script') out.push(`     ${preview(t.result)}`);
     }
@@ -349,9 +351,9 @@ export function formatTrace(run: AgentRun): string {
   return out.join('\n');
 }
 
-function scriptStatus(result: string): string {
-  const r = JSON.parse(result) as { exitCode: number | null; timedOut?: boolean; truncated?: boolean };
-  return [r.timedOut ? 'killed at the timeout' : r.exitCode === null ? 'killed' : `exit ${r.exitCode}`, r.truncated ? 'output truncated' : ''].filter(Boolean).join(', ');
+function scriptStatus(r: NonNullable<TraceToolCall['script']>): string {
+  const end = r.timedOut ? 'killed at the timeout' : r.exitCode === null ? 'killed' : `exit ${r.exitCode}`;
+  return [end, `${fmt(r.durationMs)} ms`, r.truncated ? 'output truncated' : ''].filter(Boolean).join(', ');
 }
 
 /** One line comparing the modes on the same request. */

@@ -142,15 +142,7 @@ export class SkillLoader {
     const args = scriptArgs(call.args.args);
     if (typeof args === 'string') return refusal(call, args);
     const result = await runScript(r.skill.dir!, r.rel, args, this.options.sandbox);
-    // No duration in what the model sees: the same run must give the same request, or cached replays would miss.
-    const content = JSON.stringify({
-      exitCode: result.exitCode,
-      ...(result.signal ? { signal: result.signal } : {}),
-      timedOut: result.timedOut,
-      truncated: result.truncated,
-      stdout: result.stdout,
-      stderr: result.stderr,
-    });
+    const content = formatScriptResult(result);
     return { result: { callId: call.id, name: call.name, content, isError: result.exitCode !== 0 }, level: 'script', script: result };
   }
 
@@ -213,6 +205,17 @@ export class SkillLoader {
     const r = this.resolve(skill.name, path);
     return r.ok ? readCapped(r.abs, this.options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES) : `[not included: ${r.reason}]`;
   };
+}
+
+/**
+ * What the model gets from a script run: the status line, then each stream in a tag (plain text: JSON-escaping the
+ * output would cost tokens and readability). No duration: the same run must give the same request, or cached replays
+ * would miss.
+ */
+export function formatScriptResult(r: ScriptResult): string {
+  const status = r.timedOut ? 'killed: the time limit was reached' : r.exitCode === null ? `killed by ${r.signal ?? 'a signal'}` : `exit code ${r.exitCode}`;
+  const stream = (tag: string, text: string) => (text === '' ? `<${tag}></${tag}>` : `<${tag}>\n${text.replace(/\n$/, '')}\n</${tag}>`);
+  return [status, stream('stdout', r.stdout), stream('stderr', r.stderr)].join('\n');
 }
 
 function ok(call: FunctionCall, level: ToolLevel, content: string): ExecutedTool {

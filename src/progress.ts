@@ -30,8 +30,10 @@ export function createProgress(options: ProgressOptions): Progress {
     lanes.push({ lane, startedAt: Date.now() });
     return lane;
   };
-  // A live view asked for on a stream that is not a terminal would fill a log with escape codes: use lines there.
-  const live = options.live && (stream as { isTTY?: boolean }).isTTY === true;
+  // A live view asked for on a stream that is not a terminal would fill a log with escape codes, and one on a
+  // terminal that reports no width (some pseudo-terminals) would wrap every character: use lines there.
+  const tty = stream as { isTTY?: boolean; columns?: number };
+  const live = options.live && tty.isTTY === true && (tty.columns ?? 0) > 0;
   return live ? liveProgress(stream, lanes, addLane, options.title) : plainProgress(stream, lanes, addLane, options);
 }
 

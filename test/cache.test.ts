@@ -110,6 +110,11 @@ function req(text: string): ClientRequest {
 describe('cache key', () => {
   it('is a sha256 of canonical JSON: key order does not matter, every input does', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: undefined, w: 3 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"w":3,"y":2}]},"b":1}');
+    // Cache keys write long strings (a catalogue prompt) as their sha256: still injective, hashed once per run.
+    const long = 'x'.repeat(2000);
+    expect(canonicalJson({ s: long }, true)).toMatch(/^\{"s":#[0-9a-f]{64}\}$/);
+    expect(canonicalJson({ s: long }, true)).not.toBe(canonicalJson({ s: `${long}y` }, true));
+    expect(canonicalJson({ s: 'short' }, true)).toBe('{"s":"short"}');
     const base = { op: 'chat' as const, provider: 'gemini' as const, model: 'm', request: { a: 1, b: 'x' }, sample: 0 };
     const k = cacheKey(base);
     expect(k).toMatch(/^[0-9a-f]{64}$/);
@@ -119,6 +124,7 @@ describe('cache key', () => {
     expect(cacheKey({ ...base, provider: 'anthropic' })).not.toBe(k);
     expect(cacheKey({ ...base, op: 'countTokens' })).not.toBe(k);
     expect(cacheKey({ ...base, request: { a: 1, b: 'x (changed description)' } })).not.toBe(k);
+    expect(cacheKey({ ...base, request: { a: 1, b: long } })).not.toBe(cacheKey({ ...base, request: { a: 1, b: `${long.slice(1)}z` } }));
   });
 });
 

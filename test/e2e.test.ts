@@ -145,6 +145,14 @@ describe('e2e: bad input and missing keys', () => {
     expect(none.stderr).toMatch(/no API key is set/);
   });
 
+  it('--cache-only with nothing cached: the trace says so, then exit 2 with the fix', async () => {
+    const r = await cli(['never asked before', '--provider', 'gemini', '--cache-only', '--mode', 'progressive', '--cache-dir', join(dir, 'empty-cache')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('stopped before the first call: not in the cache (--cache-only)');
+    expect(r.stderr).toMatch(/the progressive run stopped: not in the cache/);
+    expect(r.stderr).toMatch(/run once without --cache-only/);
+  });
+
   it('refuses a missing request, both a request and a scenario, and bad scenario files', async () => {
     expect((await cli([])).stderr).toMatch(/no request given/);
     const bad = join(dir, 'bad.json');

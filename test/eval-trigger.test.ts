@@ -119,6 +119,17 @@ describe('eval-trigger offline', () => {
     expect(th.calibrationFile).toBe(file('calib.json'));
   });
 
+  it('reads skill-creator\'s format for one skill with --skill', async () => {
+    await writeFile(file('sc.json'), JSON.stringify([
+      { query: 'Merge these three PDF files into one', should_trigger: true },
+      { query: 'What is the capital of Peru?', should_trigger: false },
+    ]));
+    const r = await cli('--skills', file('catalogue.json'), '--requests', file('sc.json'), '--skill', 'doc-extractor', '--selectors', 'keyword', '--json', file('sc-results.json'));
+    expect(r.code).toBe(0);
+    const results = await readResults(file('sc-results.json'));
+    expect(results.requests.map((q) => q.gold)).toEqual(['doc-extractor', null]);
+  });
+
   it('fails a rate gate with exit 1 after writing the results', async () => {
     const r = await cli(...base(), '--selectors', 'explicit', '--max-wrong-load', '0.5', '--json', file('gated.json'));
     expect(r.code).toBe(1);

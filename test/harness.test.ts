@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { anthropic, fault, gemini, startWireServer, type Api, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
+import { anthropic, fault, gemini, openai, startWireServer, type Api, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { createChatClient } from '../src/client.js';
 import { runAgent, type AgentRun } from '../src/harness.js';
@@ -30,7 +30,8 @@ function scripted(api: Api, steps: Step[]) {
   return (req: Recorded): Reply => {
     const step = steps[Math.min(i++, steps.length - 1)]!;
     const usage = { input: tokensOf(req.body), output: 11 };
-    if ('text' in step) return api === 'gemini' ? gemini.text(step.text, usage) : anthropic.text(step.text, usage);
+    if ('text' in step) return api === 'gemini' ? gemini.text(step.text, usage) : api === 'openai' ? openai.text(step.text, usage) : anthropic.text(step.text, usage);
+    if (api === 'openai') return openai.toolCalls(step.calls, usage);
     return api === 'gemini'
       ? gemini.functionCalls(step.calls, usage)
       : anthropic.toolUses(step.calls.map((c) => ({ name: c.name, input: c.args })), usage);
@@ -67,8 +68,8 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-async function clientFor(api: 'gemini' | 'anthropic') {
-  const env = api === 'gemini' ? { GEMINI_API_KEY: 'test-key' } : { ANTHROPIC_API_KEY: 'test-key' };
+async function clientFor(api: 'gemini' | 'anthropic' | 'openai') {
+  const env = api === 'gemini' ? { GEMINI_API_KEY: 'test-key' } : api === 'openai' ? { OPENAI_API_KEY: 'test-key' } : { ANTHROPIC_API_KEY: 'test-key' };
   return createChatClient(
     { provider: api, baseUrl: server.baseUrl(api), cacheDir, cache: false, timeout: 20 },
     { env, maxRetries: 0 },
@@ -76,7 +77,7 @@ async function clientFor(api: 'gemini' | 'anthropic') {
 }
 
 /** Runs steps against a fresh handler; returns the run and the requests it made. */
-async function drive(api: 'gemini' | 'anthropic', mode: 'progressive' | 'load-all', steps: Step[], maxTurns?: number): Promise<{ run: AgentRun; sent: Recorded[] }> {
+async function drive(api: 'gemini' | 'anthropic' | 'openai', mode: 'progressive' | 'load-all', steps: Step[], maxTurns?: number): Promise<{ run: AgentRun; sent: Recorded[] }> {
   const before = server.requests.length;
   server.setHandlers({ [api]: scripted(api, steps) });
   const client = await clientFor(api);
@@ -117,9 +118,10 @@ describe.skipIf(!canSandbox)('harness: the demo expense case through the real SD
         // The tool calls were executed and their results went back to the model.
         expect(run.calls.slice(0, 4).map((c) => c.toolCalls[0]!.level)).toEqual(['body', 'script', 'resource', 'resource']);
         expect(run.calls.flatMap((c) => c.toolCalls).every((t) => !t.isError)).toBe(true);
-        const script = JSON.parse(run.calls[1]!.toolCalls[0]!.result) as { exitCode: number; stdout: string };
-        expect(script.exitCode).toBe(0);
-        expect(JSON.parse(script.stdout).policy).toBe('AN-EXP-2026');
+        const script = run.calls[1]!.toolCalls[0]!;
+        expect(script.script).toMatchObject({ exitCode: 0, timedOut: false, truncated: false });
+        const stdout = /<stdout>\n([\s\S]*)\n<\/stdout>/.exec(script.result)![1]!;
+        expect(JSON.parse(stdout).policy).toBe('AN-EXP-2026');
         expect(JSON.stringify(sent[2]!.body)).toContain('AN-EXP-2026'); // script output reached the third request
 
         // Level accounting: each level counted once with the offline tokenizer on what was sent.
@@ -186,6 +188,18 @@ describe.skipIf(!canSandbox)('harness: the demo expense case through the real SD
   }
 });
 
+describe.skipIf(!canSandbox)('harness: the OpenAI SDK runs the same loop (skipped: no sandbox for the script)', () => {
+  it('progressive: five calls, cumulative input equals the sum the server counted', async () => {
+    const { run, sent } = await drive('openai', 'progressive', PROGRESSIVE_STEPS);
+    expect(run.stop).toBe('answer');
+    expect(sent).toHaveLength(5);
+    expect(run.inputTokens).toBe(sent.reduce((t, r) => t + tokensOf(r.body), 0));
+    const last = sent[4]!.body.messages as { role: string; tool_call_id?: string; content: string }[];
+    expect(last.filter((m) => m.role === 'tool')).toHaveLength(4);
+    expect(run.calls.flatMap((c) => c.toolCalls).every((t) => !t.isError)).toBe(true);
+  });
+});
+
 describe('harness: loop limits and failures', () => {
   it('a refused read goes back to the model as a tool error and the loop goes on', async () => {
     const { run, sent } = await drive('anthropic', 'progressive', [
@@ -216,6 +230,7 @@ describe('harness: loop limits and failures', () => {
     });
     const run = await runAgent(await clientFor('gemini'), catalogue, 'hello', { mode: 'progressive' });
     expect(run.stop).toBe('error');
+    expect(run.errorKind).toBe('provider');
     expect(run.error).toBeTruthy();
     expect(run.calls).toHaveLength(1);
     expect(server.requests.length - before).toBe(2);

@@ -193,17 +193,19 @@ describe('loader: tool profiles and the tool registry', () => {
 });
 
 describe.skipIf(!canSandbox)('loader: run_skill_script (skipped: neither bwrap nor unshare works here)', () => {
-  it('runs a script of the skill and returns its result as JSON', async () => {
+  it('runs a script of the skill and returns its status and streams', async () => {
     const r = await new SkillLoader(catalogue).execute(call('run_skill_script', { name: 'hostile', path: 'scripts/exit3.mjs', args: [] }));
     expect(r.level).toBe('script');
     expect(r.result.isError).toBe(true); // a non-zero exit is reported as such
-    expect(JSON.parse(r.result.content)).toMatchObject({ exitCode: 3, stdout: 'to stdout\n', stderr: 'to stderr\n', timedOut: false, truncated: false });
+    expect(r.result.content).toBe('exit code 3\n<stdout>\nto stdout\n</stdout>\n<stderr>\nto stderr\n</stderr>');
+    expect(r.script).toMatchObject({ exitCode: 3, timedOut: false, truncated: false });
   });
 
   it('passes args (numbers as text) and refuses non-scripts, other skills and bad args', async () => {
     const loader = new SkillLoader(catalogue);
     const ok = await loader.execute(call('run_skill_script', { name: 'hostile', path: './scripts/echo.sh', args: ['a b', 3] }));
-    expect(JSON.parse(ok.result.content).stdout).toBe('[a b]\n[3]\n');
+    expect(ok.result.content).toBe('exit code 0\n<stdout>\n[a b]\n[3]\n</stdout>\n<stderr></stderr>');
+    expect(ok.result.isError).toBeFalsy();
     for (const args of [
       { name: 'hostile', path: 'references/notes.md' },
       { name: 'hostile', path: 'scripts/../SKILL.md' },

@@ -141,6 +141,16 @@ describe('a real run whose stderr is not a terminal (a CI log)', () => {
 });
 
 describe('live progress (a terminal)', () => {
+  it('falls back to plain lines on a terminal that reports no width', () => {
+    const stream = captureStream(true);
+    stream.columns = 0;
+    const progress = createProgress({ live: true, stream: stream as unknown as NodeJS.WriteStream });
+    progress.lane('model', 2).done = 2;
+    progress.stop();
+    expect(stream.text()).toBe('[model] 2/2 (100%) cache 0 errors 0 tokens 0 $0.0000 done\n');
+    expect(loaded.ink).toBe(0);
+  });
+
   it('draws each lane with ink and clears the view on stop', async () => {
     const stream = captureStream(true);
     const progress = createProgress({ live: true, title: 'eval-trigger', stream: stream as unknown as NodeJS.WriteStream });

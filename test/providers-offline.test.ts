@@ -90,6 +90,10 @@ describe('use (Universal Sentence Encoder lite, offline)', () => {
     const changed = await createEmbedder({ embeddings: 'use', cacheDir, cache: true });
     await changed.embed([{ ...docs[0]!, text: `${docs[0]!.text} Also rotates pages.` }, docs[1]!], 'document');
     expect(changed.stats()).toEqual({ cached: 1, computed: 1, misses: 0 });
+    // --cache-only never calls a provider, but `use` is no provider call: it still computes a missing vector.
+    const offline = await createEmbedder({ embeddings: 'use', cacheDir, cache: true, cacheOnly: true });
+    expect(await offline.embed([{ text: 'never embedded before' }], 'query')).toHaveLength(1);
+    expect(offline.stats()).toEqual({ cached: 0, computed: 1, misses: 0 });
   });
 });
 

@@ -119,11 +119,22 @@ export interface RunContext {
   embedder: () => Promise<EmbeddingProvider>;
 }
 
-/** Runs the selectors in order; the chat selectors last, concurrently (the client limits concurrency). */
+/** Runs the selectors: the model's calls start first and run while the offline selectors compute; hybrid once similarity is ready. */
 export async function runSelectors(ctx: RunContext, selectors: SelectorName[], opts: EvalTriggerOptions): Promise<SelectorRun[]> {
   const { skills, requests, progress } = ctx;
   const lanes = new Map(selectors.map((s) => [s, progress.lane(s, CHAT_SELECTORS.includes(s) ? requests.length * opts.runs : requests.length)]));
   const runs = new Map<SelectorName, SelectorRun>();
+  const chat: Promise<void>[] = [];
+  // The client first: a missing key fails before anything is computed, and the model's calls (network-bound) run
+  // while the offline selectors compute (CPU-bound).
+  const needsChat = selectors.includes('model') || selectors.includes('hybrid');
+  const client = needsChat ? await ctx.chatClient() : undefined;
+  if (client && selectors.includes('model')) {
+    const { runModelSelector } = await import('./model.js');
+    const model = runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
+    model.catch(() => undefined); // awaited below; if an offline step throws first, this must not be an unhandled rejection
+    chat.push(model);
+  }
 
   if (selectors.includes('explicit')) {
     const { runExplicitSelector } = await import('./explicit.js');
@@ -163,19 +174,11 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
       }
     }
   }
-  const chat: Promise<void>[] = [];
-  if (selectors.includes('model') || selectors.includes('hybrid')) {
-    const client = await ctx.chatClient();
-    if (selectors.includes('model')) {
-      const { runModelSelector } = await import('./model.js');
-      chat.push(runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r)));
-    }
-    if (selectors.includes('hybrid') && !embeddingError) {
-      const { runHybridSelector } = await import('./hybrid.js');
-      chat.push(
-        runHybridSelector(client, skills, requests, similarity!, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
-      );
-    }
+  if (client && selectors.includes('hybrid') && !embeddingError) {
+    const { runHybridSelector } = await import('./hybrid.js');
+    chat.push(
+      runHybridSelector(client, skills, requests, similarity!, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
+    );
   }
   await Promise.all(chat);
   // In the order asked for (or the default order).
