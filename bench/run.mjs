@@ -13,11 +13,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const benchDoc = path.join(root, 'docs', 'benchmarks.md');
+/** Load average when the bench process started (this machine is shared: the figure says how busy it was). */
+const startLoad = os.loadavg()[0];
 
 /** One line saying where the figures come from. */
 export function machineLine() {
   const cpus = os.cpus();
-  return `Node ${process.version}, ${cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown cpu'}), ${os.platform()} ${os.release()}, ${new Date().toISOString().slice(0, 10)}`;
+  const load = startLoad.toFixed(1);
+  return `Node ${process.version}, ${cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown cpu'}), load average ${load} when it started, ${os.platform()} ${os.release()}, ${new Date().toISOString().slice(0, 10)}`;
 }
 
 /**

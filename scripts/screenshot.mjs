@@ -55,7 +55,7 @@ try {
     const page = await browser.newPage();
     await page.goto(pathToFileURL(html).href);
     // The top of the report: header, summary table and the load chart, and the start of the score section.
-    await page.screenshot({ path: output, clip: { x: 0, y: 0, width: 1280, height: Number(process.env.HEIGHT ?? 1400) }, fullPage: true });
+    await page.screenshot({ path: output, clip: { x: 0, y: 0, width: 1280, height: Number(process.env.HEIGHT ?? 1480) }, fullPage: true });
   } finally {
     await browser.close();
   }

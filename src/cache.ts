@@ -149,16 +149,25 @@ export class ResponseCache {
       }
     }
     const dir = path.dirname(file);
-    if (!this.madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.madeDirs.add(dir);
-    }
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await this.io(async () => {
+    const write = () =>
+      this.io(async () => {
         await writeFile(tmp, text, { flag: 'wx' });
         await rename(tmp, file);
       });
+    try {
+      if (!this.madeDirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
+      try {
+        await write();
+      } catch (err) {
+        // The folder was removed during the run (a user clearing the cache): make it again, once.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await mkdir(dir, { recursive: true });
+        await write();
+      }
       this.stats.writes++;
     } catch (err) {
       await unlink(tmp).catch(() => undefined);
@@ -246,10 +255,11 @@ export async function readVector(file: string): Promise<number[] | null> {
   }
 }
 
+/** Writes a vector atomically; a failure (read-only or full disk) only costs recomputing it next time. */
 export async function writeVector(file: string, body: Record<string, unknown>): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
+    await mkdir(path.dirname(file), { recursive: true });
     await writeFile(tmp, JSON.stringify(body), { flag: 'wx' });
     await rename(tmp, file);
   } catch {

@@ -310,6 +310,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
   };
 
   const fullRequest = (req: ClientRequest): ChatRequest => withDefaults(req, cfg.model, thinking);
+  const inFlight = new Map<string, Promise<ChatResult>>();
 
   async function estimate(req: ChatRequest): Promise<{ input: number; output: number; cost: number }> {
     const input = await estimateInputTokens(req);
@@ -352,6 +353,26 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
       throw new DryRunError();
     }
 
+    // The same request already on its way (two selectors asking the same thing): share its answer, pay once.
+    const pending = inFlight.get(key);
+    if (pending) {
+      const r = await pending;
+      s.cacheHits++;
+      addTokens(r.response.usage);
+      s.costUsd += r.costUsd;
+      if (lane) lane.cacheHits++;
+      return { ...r, cached: true, latencyMs: performance.now() - t0 };
+    }
+    const call = live(req, key, sample, lane);
+    inFlight.set(key, call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(key);
+    }
+  }
+
+  function live(req: ChatRequest, key: string, sample: number, lane: Lane | undefined): Promise<ChatResult> {
     return limit(async () => {
       // Budget: refuse when what is spent, what is in flight and this call could pass the limit.
       let reserved = 0;
@@ -449,7 +470,10 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     countTokens,
     stats,
     dryRunReport,
-    summary: () => formatStats(stats()),
+    summary: () => {
+      const text = formatStats(stats());
+      return opts.maxCost !== undefined && !price ? `${text}\n--max-cost was not enforced: no list price for ${cfg.model}` : text;
+    },
   };
 }
 
@@ -465,7 +489,12 @@ export function formatStats(st: ClientStats): string {
       `${t.thinkingTokens ? `, ${n(t.thinkingTokens)} thinking` : ''}; ${dollars}`,
   ];
   if (st.cacheMisses) lines.push(`${n(st.cacheMisses)} requests missing from the cache (--cache-only): run without --cache-only to fill it`);
-  if (st.corruptCacheEntries) lines.push(`${n(st.corruptCacheEntries)} corrupt cache entries ignored (first: ${st.cacheWarnings[0] ?? ''})`);
+  if (st.corruptCacheEntries) {
+    const first = st.cacheWarnings.find((w) => w.includes('corrupt')) ?? '';
+    lines.push(`${n(st.corruptCacheEntries)} corrupt cache entries ignored (first: ${first})`);
+  }
+  const other = st.cacheWarnings.filter((w) => !w.includes('corrupt'));
+  if (other.length) lines.push(`${n(other.length)} cache warnings (first: ${other[0]})`);
   if (st.budgetExceeded) lines.push('stopped calling: --max-cost reached; results cover what was done before');
   return lines.join('\n');
 }
@@ -500,13 +529,26 @@ export async function estimateInputTokens(req: ChatRequest): Promise<number> {
     else parts.push(...m.results.map((r) => r.content));
   }
   if (req.tools.length) parts.push(JSON.stringify(req.tools));
-  return parts.reduce((a, p) => a + countText!(p), 0) + 4 * req.messages.length;
+  return parts.reduce((a, p) => a + countMemo(p), 0) + 4 * req.messages.length;
+}
+
+/** The catalogue prompt is the same in every request of a run: count long texts once. */
+const countedLong = new Map<string, number>();
+function countMemo(text: string): number {
+  if (text.length < 1024) return countText!(text);
+  let n = countedLong.get(text);
+  if (n === undefined) {
+    if (countedLong.size >= 256) countedLong.clear();
+    n = countText!(text);
+    countedLong.set(text, n);
+  }
+  return n;
 }
 
 // ---------------------------------------------------------------- embeddings
 
 export interface Embedder extends EmbeddingProvider {
-  /** Vectors taken from the disk cache / computed, since creation. */
+  /** Vectors taken from the disk cache / computed / missing (--cache-only or --dry-run, remote providers), since creation. */
   stats(): { cached: number; computed: number; misses: number };
 }
 
@@ -525,7 +567,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     const explicit = !opts.provider || opts.provider === id ? opts.baseUrl : undefined;
     const baseUrl = baseUrlFrom(id, explicit, env);
     const key = keyFrom(id, env).value ?? (keyOptional(id, baseUrl) ? LOCAL_PLACEHOLDER_KEY : undefined);
-    if (!key && !opts.cacheOnly) {
+    if (!key && !opts.cacheOnly && !opts.dryRun) {
       throw new UserError(`no API key for ${id} embeddings: ${KEY_VARS[id][0]} is not set`, `export ${KEY_VARS[id][0]}=..., use --embeddings use (offline), or --cache-only`);
     }
     pc = { ...pc, apiKey: key ?? '', baseUrl };
@@ -545,10 +587,11 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
-        // --cache-only forbids calling a provider; `use` runs in-process, offline and free, so it still computes.
-        if (opts.cacheOnly && id !== 'use') {
+        // --cache-only and --dry-run forbid calling a provider; `use` runs in-process, offline and free: it computes.
+        if ((opts.cacheOnly || opts.dryRun) && id !== 'use') {
           counts.misses += missing.length;
-          throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
+          if (opts.cacheOnly) throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
+          throw new DryRunError();
         }
         inner ??= loadEmbeddingProvider(id, pc);
         const p = await inner;

@@ -324,6 +324,7 @@ export function formatTrace(run: AgentRun): string {
     out.push(
       `call ${c.index}: input ${fmt(c.usage.inputTokens)} tokens (~${fmt(c.newTokens)} new${cache}), output ${fmt(c.usage.outputTokens + c.usage.thinkingTokens)}, cumulative input ${fmt(c.cumulativeInputTokens)}${c.cached ? ' [replayed from cache]' : ''}`,
     );
+    if (c.toolCalls.length > 0 && c.text.trim()) out.push(`  says: ${preview(c.text)}`);
     for (const t of c.toolCalls) {
       const args = JSON.stringify(t.args);
       if (t.skipped) {

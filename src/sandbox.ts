@@ -3,9 +3,9 @@
 // (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { cp, lchown, lstat, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { cp, lchown, lstat, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, extname, join, posix, sep } from 'node:path';
+import { delimiter, dirname, extname, isAbsolute, join, posix, sep } from 'node:path';
 import { UserError } from './errors.js';
 
 /**
@@ -151,8 +151,9 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
   try {
     const copy = join(work, 'skill');
     await copySkill(skillDir, copy);
-    const st = await lstat(join(copy, rel)).catch(() => null);
-    if (!st?.isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
+    const copyReal = await realpath(copy);
+    const real = await realpath(join(copy, rel)).catch(() => null);
+    if (!real || !isInside(real, copyReal) || !(await stat(real)).isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
     const argv = [interpreter, rel, ...args];
     let cmd: string;
     let cmdArgs: string[];
@@ -215,8 +216,9 @@ function checkScriptPath(scriptPath: string): string {
 }
 
 /**
- * Copies the skill folder, keeping relative symlinks as they are and leaving out any symlink that resolves outside
- * the folder (a link to ~/.ssh must not smuggle its target into the copy).
+ * Copies the skill folder, keeping relative symlinks that stay inside it and leaving out every other one: a link
+ * to ~/.ssh must not smuggle its target into the copy, and an absolute link (even to a file of the skill) would
+ * point back into the original folder.
  */
 async function copySkill(skillDir: string, copy: string): Promise<void> {
   const root = await realpath(skillDir);
@@ -226,6 +228,7 @@ async function copySkill(skillDir: string, copy: string): Promise<void> {
     filter: async (src) => {
       const st = await lstat(src);
       if (!st.isSymbolicLink()) return true;
+      if (isAbsolute(await readlink(src))) return false;
       try {
         return isInside(await realpath(src), root);
       } catch {
@@ -326,11 +329,31 @@ interface SpawnOptions {
   maxBytes: number;
 }
 
+/** Process groups of scripts still running: killed if skillbench exits first (bwrap's --die-with-parent covers its
+ *  own sandboxes; this covers unshare and unsandboxed runs, whose groups are detached from ours). */
+const running = new Set<number>();
+let exitHook = false;
+function track(pid: number): void {
+  running.add(pid);
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const p of running) {
+      try {
+        process.kill(-p, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
 /** Spawns in its own process group, keeps at most maxBytes per stream, kills the group at the timeout. */
 function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit<ScriptResult, 'sandbox'>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
+    if (child.pid) track(child.pid);
     const out = new CappedBuffer(o.maxBytes);
     const err = new CappedBuffer(o.maxBytes);
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -354,6 +377,7 @@ function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       killGroup(); // leftovers that kept running after the main process ended
+      if (child.pid) running.delete(child.pid);
       resolve({
         exitCode: code,
         signal: signal ?? null,

@@ -217,6 +217,27 @@ describe('crash safety and concurrency (child processes)', () => {
   });
 });
 
+describe('cache folder trouble', () => {
+  it('a cache folder removed during the run is made again; an unwritable cache is a warning, never a failed call', async () => {
+    const cacheDir = await tempDir();
+    server.setHandlers({ openai: async () => openai.text('ok') });
+    const c = await createChatClient({ provider: 'openai', baseUrl: server.baseUrl('openai'), cacheDir, cache: true }, { env: ENV });
+    await c.chat(req('before removal'));
+    await rm(cacheDir, { recursive: true, force: true });
+    await c.chat(req('before removal'.replace('before', 'after')));
+    expect(await validEntries(cacheDir)).toEqual(['after removal']);
+
+    // A file where the cache folder should be: nothing can be written there.
+    const blocked = path.join(await tempDir(), 'not-a-dir');
+    await writeFile(blocked, 'x');
+    const b = await createChatClient({ provider: 'openai', baseUrl: server.baseUrl('openai'), cacheDir: blocked, cache: true }, { env: ENV });
+    const r = await b.chat(req('cannot cache'));
+    expect(r.response.text).toBe('ok');
+    expect(b.stats().cacheWarnings.length).toBeGreaterThan(0);
+    expect(b.summary()).toMatch(/cache warnings/);
+  });
+});
+
 describe('corrupt entries', () => {
   it('are reported and ignored, then replaced by a fresh answer', async () => {
     const cacheDir = await tempDir();

@@ -162,6 +162,17 @@ describe('retry budget and backoff', () => {
     expect((err as ProviderError).status).toBe(429);
   });
 
+  it("follows the server's x-should-retry over the status", async () => {
+    server.setHandlers({ anthropic: script(fault.status(500, { headers: { 'x-should-retry': 'false' } }), ok.anthropic) });
+    const c = await client('anthropic');
+    const before = hitsOf('anthropic');
+    await expect(c.chat(req('should not retry'))).rejects.toBeInstanceOf(ProviderError);
+    expect(hitsOf('anthropic') - before).toBe(1);
+    server.setHandlers({ anthropic: script(fault.status(400, { headers: { 'x-should-retry': 'true' } }), ok.anthropic) });
+    await c.chat(req('should retry'));
+    expect(hitsOf('anthropic') - before).toBe(3);
+  });
+
   it('backs off exponentially with jitter, capped, and follows a server delay', () => {
     const policy = { maxRetries: 5, maxRateLimitRetries: 30, baseMs: 100, maxMs: 1000 };
     for (let i = 0; i < 50; i++) {
@@ -222,6 +233,17 @@ describe('cache modes', () => {
     await c.chat(changed);
     expect(hitsOf('gemini') - before).toBe(3);
     expect(c.stats()).toMatchObject({ calls: 3, cacheHits: 1 });
+  });
+
+  it('identical requests in flight at the same time make one call', async () => {
+    server.setHandlers({ openai: async () => fault.delay(50, ok.openai) });
+    const c = await client('openai');
+    const before = hitsOf('openai');
+    const rs = await Promise.all([c.chat(req('twin')), c.chat(req('twin')), c.chat(req('twin'), { sample: 1 })]);
+    expect(hitsOf('openai') - before).toBe(2);
+    expect(rs.map((r) => r.cached)).toEqual([false, true, false]);
+    expect(rs[1]!.response).toEqual(rs[0]!.response);
+    expect(c.stats()).toMatchObject({ calls: 2, cacheHits: 1 });
   });
 
   it('--no-cache always calls and still writes; --cache-only replays with no key and counts misses', async () => {
@@ -377,6 +399,12 @@ describe('countTokens and embeddings through the client', () => {
     expect(await offline.embed(docs, 'document')).toEqual(v1);
     await expect(offline.embed([{ text: 'unseen' }], 'query')).rejects.toBeInstanceOf(CacheMissError);
     await expect(createEmbedder({ embeddings: 'gemini', cacheDir, cache: true }, { env: {} })).rejects.toThrow(/GEMINI_API_KEY/);
+    const dry = await createEmbedder({ embeddings: 'gemini', baseUrl: server.url, cacheDir, cache: true, dryRun: true }, FAST);
+    const hits = hitsOf('gemini');
+    await expect(dry.embed([{ text: 'unseen' }], 'query')).rejects.toBeInstanceOf(DryRunError);
+    expect(await dry.embed(docs, 'document')).toEqual(v1);
+    expect(hitsOf('gemini')).toBe(hits);
+    expect(dry.stats()).toEqual({ cached: 2, computed: 0, misses: 1 });
   });
 });
 

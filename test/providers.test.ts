@@ -2,8 +2,8 @@
 // They assert what the SDKs actually send and how scripted answers are parsed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../src/providers/anthropic.js';
-import { createGeminiEmbedder, createGeminiProvider } from '../src/providers/gemini.js';
-import { createOpenAIEmbedder, createOpenAIProvider } from '../src/providers/openai.js';
+import { createGeminiEmbedder, createGeminiProvider, thinkingConfigFor } from '../src/providers/gemini.js';
+import { createOpenAIEmbedder, createOpenAIProvider, toParams as openaiParams } from '../src/providers/openai.js';
 import type { ChatRequest, ToolDeclaration } from '../src/types.js';
 import { anthropic, gemini, openai, script, startWireServer, type WireServer } from './support/wire-server.js';
 
@@ -283,5 +283,24 @@ describe('openai-compatible provider through openai', () => {
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe('/v1/embeddings');
     expect(sent.body).toMatchObject({ model: 'nomic-embed-text', input: ['abc', 'hello'], encoding_format: 'float' });
+  });
+});
+
+describe('thinking settings per model', () => {
+  it('gemini: levels for 3.x (Pro has LOW/HIGH only), budgets for 2.5, nothing for models that do not think', () => {
+    expect(thinkingConfigFor('gemini-3-flash-preview', 'minimal')).toEqual({ thinkingLevel: 'MINIMAL' });
+    expect(thinkingConfigFor('gemini-3-pro-preview', 'minimal')).toEqual({ thinkingLevel: 'LOW' });
+    expect(thinkingConfigFor('gemini-3-pro-preview', 'medium')).toEqual({ thinkingLevel: 'HIGH' });
+    expect(thinkingConfigFor('models/gemini-2.5-pro', 'minimal')).toEqual({ thinkingBudget: 128 });
+    expect(thinkingConfigFor('gemini-2.5-flash-lite', 512)).toEqual({ thinkingBudget: 512 });
+    expect(thinkingConfigFor('gemini-2.0-flash', 'high')).toBeUndefined();
+  });
+
+  it('openai: reasoning_effort only for reasoning models on api.openai.com (o-series: low at least)', () => {
+    const base = { system: [], messages: [{ role: 'user' as const, content: 'x' }], tools: [], thinking: 'minimal' as const, maxOutputTokens: 50 };
+    expect(openaiParams({ ...base, model: 'gpt-5-mini' }, true)).toMatchObject({ reasoning_effort: 'minimal', max_completion_tokens: 50 });
+    expect(openaiParams({ ...base, model: 'o4-mini' }, true).reasoning_effort).toBe('low');
+    expect(openaiParams({ ...base, model: 'gpt-4o-mini' }, true).reasoning_effort).toBeUndefined();
+    expect(openaiParams({ ...base, model: 'gpt-5-mini' }, false).reasoning_effort).toBeUndefined();
   });
 });

@@ -143,8 +143,9 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
     it(`${api}: pass rate with interval, tokens and calls per request, token ratio; results file`, async () => {
       const before = server.requests.length;
       const json = join(dir, `quality-${api}.json`);
+      const others = ['md', 'csv', 'xml', 'html'].map((ext) => join(dir, `quality-${api}.${ext}`));
       const { code, stdout, stderr } = await cli(
-        ['--cases', casesFile, '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '--judge', '--json', json, '--no-progress'],
+        ['--cases', casesFile, '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '--judge', '--json', json, '--no-progress', '-o', ...others],
         { [api === 'gemini' ? 'GEMINI_API_KEY' : 'ANTHROPIC_API_KEY']: 'test-key' },
       );
       expect(stderr).not.toMatch(/internal error/);
@@ -158,6 +159,7 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
       const agent = sent.filter((r) => !isJudge(r.body));
       expect(agent).toHaveLength(3 + 2 + 2 + 1);
 
+      for (const f of others) expect(readFileSync(f, 'utf8').length).toBeGreaterThan(0);
       const results = await readResults(json);
       expect(results.command).toBe('eval-quality');
       const q = results.quality!;

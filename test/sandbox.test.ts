@@ -46,6 +46,8 @@ beforeAll(async () => {
   writeFileSync(join(secretDir, 'secret.txt'), 'SECRET-OUTSIDE-THE-SKILL');
   symlinkSync(join(secretDir, 'secret.txt'), join(skill, 'escape-link'));
   symlinkSync('references/notes.md', join(skill, 'inside-link')); // stays inside: kept
+  symlinkSync(join(skill, 'references'), join(skill, 'absolute-link')); // absolute: would lead back to the original
+  symlinkSync('exit3.mjs', join(skill, 'scripts', 'linked.mjs')); // a script that is a link inside the folder
   hashBefore = folderHash(skill);
   server = net.createServer((s) => {
     s.on('error', () => {}); // the client exits right after connecting
@@ -205,6 +207,12 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed; apt
     expect(files).toContain('SKILL.md');
     expect(files).toContain('inside-link');
     expect(files).not.toContain('escape-link');
+    expect(files).not.toContain('absolute-link');
+  });
+
+  it('runs a script that is a symlink inside the folder', async () => {
+    const r = await runScript(skill, 'scripts/linked.mjs', [], bw);
+    expect(r.exitCode).toBe(3);
   });
 
   it('reports exit code and both streams', async () => {

@@ -388,11 +388,12 @@ describe('skillbench suggest: bad input and failures', () => {
     expect(swallowed.err).toContain('--json took "fix my PR" as the name of its output file');
   });
 
-  it('--cache-only with no cached embeddings is bad input (exit 2) naming the fix', async () => {
+  it('--cache-only with an empty cache: the offline ranking runs, the gate\'s miss is bad input (exit 2)', async () => {
     const r = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--wide', 'similarity', '--cache-only']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('--wide similarity: the embeddings failed');
+    expect(r.err).toContain('not in the cache (--cache-only)');
     expect(r.err).toContain('run once without --cache-only');
+    expect(seen).toHaveLength(0);
   });
 
   it('--rank-only needs --wide similarity', async () => {
@@ -462,7 +463,9 @@ describe('skillbench suggest --eval (three arms)', () => {
     // shopping, and "none" for rebase and haiku) the suggest arm's request is the oracle's, answered once and cached.
     const agentTurns = seen.filter((x) => x.kind === 'agent');
     expect(new Set(agentTurns.map((x) => JSON.stringify(x.body))).size).toBe(18);
-    expect(agentTurns.length).toBeLessThanOrEqual(24);
+    expect(agentTurns).toHaveLength(18);
+    const shared = results.runs[1]!.decisions.filter((d) => d.cached).map((d) => d.requestId);
+    expect(shared).toEqual(['pr', 'wontfix', 'gif', 'shopping', 'rebase', 'haiku']);
     expect(seen.filter((x) => x.kind !== 'agent')).toHaveLength(14);
     // The terminal report: the table, the fixed and broken lists, the cost per arm and per request.
     expect(r.out).toContain('oracle (ceiling)');

@@ -119,7 +119,14 @@ export function thinkingConfigFor(model: string, thinking: ChatRequest['thinking
   const id = model.replace(/^models\//, '');
   if (/^gemini-3/.test(id)) {
     if (typeof level === 'number') return { thinkingBudget: level };
-    const map = { minimal: ThinkingLevel.MINIMAL, low: ThinkingLevel.LOW, medium: ThinkingLevel.MEDIUM, high: ThinkingLevel.HIGH };
+    // Gemini 3 Pro knows only LOW and HIGH; Flash knows all four levels.
+    const pro = /pro/.test(id);
+    const map = {
+      minimal: pro ? ThinkingLevel.LOW : ThinkingLevel.MINIMAL,
+      low: ThinkingLevel.LOW,
+      medium: pro ? ThinkingLevel.HIGH : ThinkingLevel.MEDIUM,
+      high: ThinkingLevel.HIGH,
+    };
     return { thinkingLevel: map[level] };
   }
   if (/^gemini-2\.5/.test(id)) {

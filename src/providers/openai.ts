@@ -58,7 +58,8 @@ export function toParams(req: ChatRequest, cloud = true): Params {
   if (req.temperature !== undefined) params.temperature = req.temperature;
   // Reasoning models on OpenAI's API take an effort; other servers/models get nothing they may reject.
   if (cloud && /^(o\d|gpt-5)/.test(req.model) && typeof req.thinking === 'string') {
-    params.reasoning_effort = req.thinking as OpenAI.ReasoningEffort;
+    // o-series models have no 'minimal' effort; 'low' is their least.
+    params.reasoning_effort = (req.thinking === 'minimal' && /^o\d/.test(req.model) ? 'low' : req.thinking) as OpenAI.ReasoningEffort;
   }
   return params;
 }

@@ -74,8 +74,12 @@ export function fromStainlessError(provider: string, err: unknown): CallError {
     return new CallError(`${provider}: request timed out`, undefined, true, undefined, 'timeout');
   }
   if (typeof e?.status === 'number') {
-    const retryAfter = retryAfterFromHeaders(headerGetter(e.headers));
-    return new CallError(`${provider}: HTTP ${e.status}: ${oneLine(e.message)}`, e.status, isRetryableStatus(e.status), retryAfter);
+    const get = headerGetter(e.headers);
+    const retryAfter = retryAfterFromHeaders(get);
+    // The server may say explicitly whether to retry (Anthropic, OpenAI): it knows better than the status.
+    const should = get('x-should-retry');
+    const retryable = should === 'true' ? true : should === 'false' ? false : isRetryableStatus(e.status);
+    return new CallError(`${provider}: HTTP ${e.status}: ${oneLine(e.message)}`, e.status, retryable, retryAfter);
   }
   if (/Connection/i.test(cls) || /connection|ECONNRESET|socket|fetch failed|terminated/i.test(e?.message ?? '')) {
     return new CallError(`${provider}: connection failed: ${oneLine(e?.message ?? String(err))}`, undefined, true, undefined, 'connection');

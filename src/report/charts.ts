@@ -153,22 +153,17 @@ export function scoreDistributionSpec(results: ResultsFile, run: SelectorRun): S
       },
     },
   ];
+  // The threshold is a rule; its value goes in the subtitle, where a label cannot stretch the chart past its plot.
   if (run.threshold) {
-    const t = run.threshold.value;
-    // Label on the side with room, so it does not stretch the chart past its plot.
-    const scores = values.map((v) => v.score);
-    const rightHalf = t > (Math.min(...scores) + Math.max(...scores)) / 2;
-    layers.push(
-      { data: ONE_ROW, mark: { type: 'rule', strokeDash: [6, 3], strokeWidth: 1.5, color: '#111827' }, encoding: { x: { datum: t } } },
-      {
-        data: ONE_ROW,
-        mark: { type: 'text', align: rightHalf ? 'right' : 'left', dx: rightHalf ? -4 : 4, baseline: 'top', y: 0, fontSize: 10, color: '#111827' },
-        encoding: { x: { datum: t }, text: { value: `threshold ${t.toFixed(3)} (${run.threshold.source})` } },
-      },
-    );
+    layers.push({ data: ONE_ROW, mark: { type: 'rule', strokeDash: [6, 3], strokeWidth: 1.5, color: '#111827' }, encoding: { x: { datum: run.threshold.value } } });
   }
   return {
-    title: { text: `${run.selector}: top score per request`, subtitle: 'one tick per request; loads its top skill at score ≥ threshold' },
+    title: {
+      text: `${run.selector}: top score per request`,
+      subtitle: run.threshold
+        ? `one tick per request; dashed rule: threshold ${run.threshold.value.toFixed(3)} (${run.threshold.source})`
+        : 'one tick per request',
+    },
     data: { values },
     width: 320,
     height: { step: 34 },
@@ -220,23 +215,29 @@ export function sweepSpec(run: SelectorRun, m: SelectorMetrics): Spec | null {
 
 // ---------------------------------------------------------------- confusion between skills
 
-const MAX_CONFUSION_SKILLS = 24;
+const MAX_CONFUSION_ROWS = 24;
+const MAX_CONFUSION_COLUMNS = 24;
 
 /**
- * Heatmap of expected skill (rows) against what was loaded instead (columns), one panel per selector side by side,
- * with the counts written in the cells (so the colour scale needs no legend).
+ * Heatmap of expected skill (rows) against what was loaded instead (columns), one panel per selector, stacked, with
+ * the counts written in the cells (so the colour scale needs no legend). On a large catalogue only the heaviest rows
+ * and columns are kept, and the subtitle says how many cells were left out.
  */
 export function confusionSpec(entries: { run: SelectorRun; m: SelectorMetrics }[]): Spec | null {
-  // Keep the largest cells readable on big catalogues: the expected skills of the heaviest confusions only.
-  const weight = new Map<string, number>();
-  for (const { m } of entries) for (const c of m.confusion) weight.set(c.gold, (weight.get(c.gold) ?? 0) + c.count);
-  const kept = new Set([...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, MAX_CONFUSION_SKILLS).map(([g]) => g));
+  const heaviest = (key: (c: SelectorMetrics['confusion'][number]) => string, n: number) => {
+    const weight = new Map<string, number>();
+    for (const { m } of entries) for (const c of m.confusion) weight.set(key(c), (weight.get(key(c)) ?? 0) + c.count);
+    return new Set([...weight.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n).map(([k]) => k));
+  };
+  const rows = heaviest((c) => c.gold, MAX_CONFUSION_ROWS);
+  const columns = heaviest((c) => c.got ?? '(none)', MAX_CONFUSION_COLUMNS);
   const cells: { selector: string; gold: string; got: string; count: number }[] = [];
   let left = 0;
   for (const { run, m } of entries) {
     for (const c of m.confusion) {
-      if (!kept.has(c.gold)) left++;
-      else cells.push({ selector: selectorLabel(run), gold: c.gold, got: c.got ?? '(none)', count: c.count });
+      const got = c.got ?? '(none)';
+      if (!rows.has(c.gold) || !columns.has(got)) left++;
+      else cells.push({ selector: selectorLabel(run), gold: c.gold, got, count: c.count });
     }
   }
   if (!cells.length) return null;
@@ -244,17 +245,18 @@ export function confusionSpec(entries: { run: SelectorRun; m: SelectorMetrics }[
   return {
     title: {
       text: 'Which skill took which skill\'s requests',
-      subtitle: `rows: expected skill; columns: what was loaded instead; one panel per selector${left ? ` (${left} cells of rarer skills left out)` : ''}`,
+      subtitle: `rows: expected skill; columns: loaded instead${left ? `; ${left} smaller cells left out` : ''}`,
     },
     data: { values: cells },
-    facet: { column: { field: 'selector', type: 'nominal', sort: entries.map(({ run }) => selectorLabel(run)), title: null, header: { labelFontSize: 12, labelFontWeight: 600 } } },
-    spacing: 18,
+    facet: { row: { field: 'selector', type: 'nominal', sort: entries.map(({ run }) => selectorLabel(run)), title: null, header: { labelFontSize: 12, labelFontWeight: 600, labelAngle: 0, labelAlign: 'left' } } },
+    resolve: { scale: { y: 'independent' } },
+    spacing: 14,
     spec: {
-      width: { step: 34 },
-      height: { step: 24 },
+      width: { step: 30 },
+      height: { step: 22 },
       encoding: {
-        y: { field: 'gold', type: 'nominal', title: 'expected', sort: [...kept] },
-        x: { field: 'got', type: 'nominal', title: null, axis: { labelAngle: -40 } },
+        y: { field: 'gold', type: 'nominal', title: null },
+        x: { field: 'got', type: 'nominal', title: null, axis: { labelAngle: -40, orient: 'bottom' } },
       },
       layer: [
         {
@@ -265,7 +267,7 @@ export function confusionSpec(entries: { run: SelectorRun; m: SelectorMetrics }[
           },
         },
         {
-          mark: { type: 'text', fontSize: 11, fontWeight: 600 },
+          mark: { type: 'text', fontSize: 10, fontWeight: 600 },
           encoding: {
             text: { field: 'count', type: 'quantitative' },
             color: { condition: { test: `datum.count > ${max / 2}`, value: 'white' }, value: '#111827' },

@@ -240,7 +240,7 @@ function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): strin
   results.runs.forEach((run, i) => {
     for (const f of metrics[i]!.failures) {
       const kind = f.error !== undefined ? 'error' : f.expected === null ? 'needless' : 'wrong';
-      rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(f.requestId)}</code></td><td class="text">${e(f.text)}</td>` +
+      rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(f.requestId)}</code></td><td class="text"><div title="${e(f.text)}">${e(f.text)}</div></td>` +
         `<td>${e(skillText(f.expected))}</td><td>${f.error !== undefined ? `<span class="err">error: ${e(f.error)}</span>` : e(skillText(f.got))}</td>` +
         `<td class="num">${score(f.score)}</td>${repeats ? `<td class="num">${f.run + 1}</td>` : ''}<td><span class="kind ${kind}">${kind}</span></td></tr>`);
     }
@@ -306,7 +306,8 @@ tr.worse td:last-child{color:var(--bad);font-weight:600}tr.better td:last-child{
 .filters{display:flex;gap:10px;align-items:center;margin-bottom:8px;flex-wrap:wrap}
 .filters input{flex:1;min-width:240px;padding:7px 10px;border:1px solid #cbd5e1;border-radius:6px;font:inherit}
 .filters select{padding:6px;border:1px solid #cbd5e1;border-radius:6px;font:inherit}
-td.text{max-width:480px}
+table.failures td{word-break:break-word}table.failures td:nth-child(-n+2),table.failures td:last-child{white-space:nowrap;word-break:normal}
+td.text{min-width:260px;max-width:520px}td.text div{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
 .kind{font-size:11px;padding:1px 6px;border-radius:4px;font-weight:600}.kind.wrong{background:#ffedd5;color:#9a3412}.kind.needless{background:#dbeafe;color:#1e3a8a}.kind.error{background:#fee2e2;color:#7f1d1d}
 .err{color:var(--bad)}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}

@@ -192,10 +192,13 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
   const rows = await Promise.all(
     requests.map((req) =>
       limit(async () => {
+        const oracleTurn = agentTurn(agent, agentSystem(index, relevanceBlock(req.gold)), req, names, lanes.oracle);
+        // The suggest arm's turn waits for the oracle's: when the suggestion is the oracle's answer the two prompts are
+        // identical, and the cache then gives both arms the same answer instead of two samples.
         const [baseline, oracle, suggest] = await Promise.all([
           agentTurn(agent, agentSystem(index, null), req, names, lanes.baseline),
-          agentTurn(agent, agentSystem(index, relevanceBlock(req.gold)), req, names, lanes.oracle),
-          suggestArm(input, index, skills, names, req, lanes.suggester, lanes.suggest),
+          oracleTurn,
+          suggestArm(input, index, skills, names, req, lanes.suggester, lanes.suggest, oracleTurn),
         ]);
         return { baseline, oracle, suggest };
       }),
@@ -253,6 +256,7 @@ async function suggestArm(
   req: EvalRequest,
   suggesterLane: Lane | undefined,
   agentLane: Lane | undefined,
+  after: Promise<unknown>,
 ): Promise<Decision> {
   let suggestion: Suggestion;
   try {
@@ -281,6 +285,7 @@ async function suggestArm(
   } finally {
     if (suggesterLane) suggesterLane.done++;
   }
+  await after;
   const decision = await agentTurn(input.agent, agentSystem(index, suggestion.block), req, names, agentLane);
   // The wide ranking's head (a similarity ranking covers the whole catalogue: keep the results file small).
   decision.scores = suggestion.ranking.slice(0, RANKING_KEPT);
