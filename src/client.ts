@@ -162,8 +162,8 @@ export function resolveConfig(opts: ProviderOptions, env: NodeJS.ProcessEnv = pr
   if (provider && !PROVIDERS.includes(provider)) {
     throw new UserError(`--provider: unknown provider "${provider}"`, `use one of ${PROVIDERS.join(', ')}`);
   }
-  // A bare --base-url (Ollama, vLLM) means an OpenAI-compatible server.
-  provider ??= availableChatProvider(env) ?? (opts.baseUrl ? 'openai' : undefined);
+  // A bare --base-url or OPENAI_BASE_URL with no key (Ollama, vLLM) means an OpenAI-compatible server.
+  provider ??= availableChatProvider(env) ?? (opts.baseUrl || env.OPENAI_BASE_URL ? 'openai' : undefined);
   if (!provider) {
     throw new UserError(
       'no model provider: no API key is set',

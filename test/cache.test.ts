@@ -115,6 +115,13 @@ describe('cache key', () => {
     expect(canonicalJson({ s: long }, true)).toMatch(/^\{"s":#[0-9a-f]{64}\}$/);
     expect(canonicalJson({ s: long }, true)).not.toBe(canonicalJson({ s: `${long}y` }, true));
     expect(canonicalJson({ s: 'short' }, true)).toBe('{"s":"short"}');
+    // A long array is re-encoded when mutated in place (the memo never gives a stale key).
+    const names = Array.from({ length: 40 }, (_, i) => `skill-${i}`);
+    const before = canonicalJson({ names }, true);
+    expect(canonicalJson({ names }, true)).toBe(before);
+    names[7] = 'renamed';
+    expect(canonicalJson({ names }, true)).not.toBe(before);
+    expect(canonicalJson({ names }, true)).toBe(canonicalJson({ names: [...names] }, false));
     const base = { op: 'chat' as const, provider: 'gemini' as const, model: 'm', request: { a: 1, b: 'x' }, sample: 0 };
     const k = cacheKey(base);
     expect(k).toMatch(/^[0-9a-f]{64}$/);

@@ -12,6 +12,8 @@ import {
   createChatClient,
   createEmbedder,
   DryRunError,
+  parseThinking,
+  resolveConfig,
   type ClientRequest,
   type ClientTuning,
 } from '../src/client.js';
@@ -303,6 +305,22 @@ describe('keys and provider resolution', () => {
     const r = await local.chat(req('local no key'));
     expect(r.costUsd).toBe(0); // a loopback server is free
     expect(server.requests.at(-1)!.headers.authorization).toBe('Bearer skillbench-local-no-key');
+  });
+
+  it('resolves --base-url over the variable, defaults per provider, and rejects a bad --thinking', () => {
+    const env = { ...ENV, OPENAI_BASE_URL: 'http://proxy.example/v1/' };
+    expect(resolveConfig({ provider: 'openai', cacheDir: 'x', cache: true }, env)).toMatchObject({
+      baseUrl: 'http://proxy.example/v1', model: 'gpt-4o-mini', concurrency: 2, timeoutMs: 60_000, keyVariable: 'OPENAI_API_KEY',
+    });
+    expect(resolveConfig({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', cacheDir: 'x', cache: true, concurrency: 7, timeout: 2.5 }, env)).toMatchObject({
+      baseUrl: 'http://127.0.0.1:9/v1', concurrency: 7, timeoutMs: 2500,
+    });
+    expect(resolveConfig({ provider: 'anthropic', cacheDir: 'x', cache: true }, ENV)).toMatchObject({ model: 'claude-haiku-4-5', concurrency: 4 });
+    expect(resolveConfig({ cacheDir: 'x', cache: true }, { GOOGLE_API_KEY: 'g' })).toMatchObject({ provider: 'gemini', keyVariable: 'GOOGLE_API_KEY' });
+    expect(() => resolveConfig({ cacheDir: 'x', cache: true }, {})).toThrow(UserError);
+    expect(parseThinking('2048')).toBe(2048);
+    expect(parseThinking('high')).toBe('high');
+    expect(() => parseThinking('lots')).toThrow(UserError);
   });
 
   it('honours the SDK base-URL variables when --base-url is absent', async () => {

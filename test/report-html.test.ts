@@ -156,7 +156,7 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     const failures = demo.runs.flatMap((run) => computeMetrics(run, demo.requests).failures.map((f) => ({ selector: run.selector, ...f })));
     const visible = () => page.$$eval('table.failures tbody tr', (rows) => rows.filter((r) => !(r as HTMLElement).hidden).length);
     expect(await visible()).toBe(failures.length);
-    await expect(page.locator('#failure-count').textContent()).resolves.toBe(`${failures.length} of ${failures.length} failures shown`);
+    await expect(page.locator('#failure-count').textContent()).resolves.toBe(`${failures.length} of ${failures.length} shown`);
 
     await page.fill('#failure-filter', 'parental leave');
     const parental = failures.filter((f) => f.text.toLowerCase().includes('parental leave')).length;

@@ -396,6 +396,14 @@ describe('skillbench suggest: bad input and failures', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('remote embeddings missing from the cache (--cache-only) are bad input naming the fix', async () => {
+    const r = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--wide', 'similarity', '--embeddings', 'gemini', '--cache-only']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--wide similarity: the embeddings failed');
+    expect(r.err).toContain('--embeddings use (offline)');
+    expect(server.requests.filter((q) => q.method === 'batchEmbedContents')).toHaveLength(0);
+  });
+
   it('--rank-only needs --wide similarity', async () => {
     const r = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--rank-only']);
     expect(r.code).toBe(2);

@@ -346,3 +346,41 @@ export function tokenAuditSpec(audit: TokenAudit): Spec {
     ],
   };
 }
+
+// ---------------------------------------------------------------- eval-quality
+
+/** Pass rate per agent mode with its Wilson interval, beside the input tokens each mode spent per request. */
+export function qualitySpec(rows: { mode: string; rate: number; low: number; high: number; k: number; n: number; tokens: number | null }[]): Spec {
+  const modes = rows.map((r) => r.mode);
+  const x = { field: 'mode', type: 'nominal', sort: modes, axis: { labelAngle: 0, title: null, labelFontWeight: 600 } };
+  return {
+    title: { text: 'Answer quality and cost per mode', subtitle: 'left: share of cases whose answer passed every check (whiskers: 95% Wilson interval); right: input tokens per request' },
+    data: { values: rows },
+    hconcat: [
+      {
+        width: { step: 90 },
+        height: 200,
+        encoding: { x },
+        layer: [
+          {
+            mark: { type: 'bar', color: PALETTE.positive, opacity: 0.85, cornerRadiusTopLeft: 2, cornerRadiusTopRight: 2 },
+            encoding: { y: { field: 'rate', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '%', title: 'pass rate' } } },
+          },
+          { mark: { type: 'rule', color: '#111827', strokeWidth: 1.3 }, encoding: { y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
+          { mark: { type: 'tick', orient: 'horizontal', color: '#111827', size: 9, thickness: 1.3 }, encoding: { y: { field: 'low', type: 'quantitative' } } },
+          { mark: { type: 'tick', orient: 'horizontal', color: '#111827', size: 9, thickness: 1.3 }, encoding: { y: { field: 'high', type: 'quantitative' } } },
+          { mark: { type: 'text', dy: -8, fontSize: 10 }, encoding: { y: { field: 'high', type: 'quantitative' }, text: { field: 'rate', type: 'quantitative', format: '.0%' } } },
+        ],
+      },
+      {
+        width: { step: 90 },
+        height: 200,
+        encoding: { x },
+        layer: [
+          { mark: { type: 'bar', color: '#64748b', cornerRadiusTopLeft: 2, cornerRadiusTopRight: 2 }, encoding: { y: { field: 'tokens', type: 'quantitative', axis: { title: 'input tokens / request', format: ',' } } } },
+          { mark: { type: 'text', dy: -6, fontSize: 10 }, encoding: { y: { field: 'tokens', type: 'quantitative' }, text: { field: 'tokens', type: 'quantitative', format: ',.0f' } } },
+        ],
+      },
+    ],
+  };
+}

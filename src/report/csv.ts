@@ -1,7 +1,7 @@
 // CSV: one row per decision (every selector, request and run), RFC 4180: CRLF line ends, fields quoted when they
-// hold a comma, a quote, CR or LF, quotes doubled.
+// hold a comma, a quote, CR or LF, quotes doubled. `passed` is the verdict of an eval-quality case (empty otherwise).
 import type { ResultsFile } from '../types.js';
-import { decisionRows, loaded, outcomeOf } from './format.js';
+import { decisionRows, loaded, outcomeOf, passedOf } from './format.js';
 
 export const CSV_COLUMNS = [
   'selector',
@@ -16,6 +16,7 @@ export const CSV_COLUMNS = [
   'raw_choice',
   'loaded',
   'outcome',
+  'passed',
   'top_skill',
   'top_score',
   'threshold',
@@ -47,6 +48,7 @@ export function renderCsv(results: ResultsFile): string {
         raw_choice: d.rawChoice ?? '',
         loaded: loaded(d) ?? '',
         outcome: outcomeOf(d, r.gold),
+        passed: passedOf(d) ?? '',
         top_skill: top?.name ?? '',
         top_score: top?.score ?? '',
         threshold: run.threshold?.value ?? '',

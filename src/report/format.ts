@@ -1,6 +1,6 @@
 // Formatting shared by the report formats, so that every format prints a figure the same way, and the per-decision
 // outcome that the row formats (CSV, JUnit) show. Outcomes use metrics.ts's own definitions (isCorrect, loaded).
-import { computeMetrics, isCorrect, loaded } from '../metrics.js';
+import { computeMetrics, isCorrect, loaded, wilson } from '../metrics.js';
 import type { Decision, EvalRequest, Rate, ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 
 export type Outcome = 'correct' | 'wrong-load' | 'needless-load' | 'error';
@@ -100,4 +100,29 @@ export function reportInput(results: ResultsFile, baseline?: { file: string; res
     metrics: metricsOf(results),
     ...(baseline ? { baseline: { ...baseline, metrics: metricsOf(baseline.results) } } : {}),
   };
+}
+
+// ---------------------------------------------------------------- eval-quality results
+
+/** A quality case's verdict as recorded in its decision (`detail.passed`), or undefined for other results. */
+export function passedOf(d: Decision): boolean | undefined {
+  const passed = d.detail?.passed;
+  return typeof passed === 'boolean' ? passed : undefined;
+}
+
+/** Why a quality case failed (`detail.failures`), as one line. */
+export function checkFailuresOf(d: Decision): string {
+  const failures = d.detail?.failures;
+  return Array.isArray(failures) ? failures.map(String).join('; ') : '';
+}
+
+/** True for eval-quality results: answers checked per case, rendered as pass rates rather than load rates. */
+export function isQuality(results: ResultsFile): boolean {
+  return results.command === 'eval-quality' || results.quality !== undefined;
+}
+
+/** Pass rate of one mode, recomputed from its decisions (the figure every format shows). */
+export function passRate(run: SelectorRun): Rate {
+  const verdicts = run.decisions.map(passedOf).filter((p): p is boolean => p !== undefined);
+  return wilson(verdicts.filter(Boolean).length, verdicts.length);
 }

@@ -2,12 +2,18 @@
 // which loads nothing from the network; a Content-Security-Policy says so to the browser as well. Every piece of
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
-import { confusionSpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
-import { escapeHtml as e, hasRepeats, int, when, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
+import { checkFailuresOf, escapeHtml as e, hasRepeats, int, isQuality, passedOf, passRate, when, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
 
 export async function renderHtml(input: ReportInput): Promise<string> {
   const { results, metrics } = input;
   const sections: string[] = [];
+  if (isQuality(results)) {
+    sections.push(await qualitySection(results), qualityCasesSection(results));
+    if (results.tokenAudit) sections.push(await tokenSection(results));
+    sections.push(settingsSection(results));
+    return page(results, sections);
+  }
   sections.push(await summarySection(input));
   if (input.baseline) sections.push(baselineSection(input));
   if (results.gate) sections.push(gateSection(results));
@@ -20,7 +26,10 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   if (results.tokenAudit) sections.push(await tokenSection(results));
   sections.push(failureSection(results, metrics));
   sections.push(settingsSection(results));
+  return page(results, sections);
+}
 
+function page(results: ResultsFile, sections: string[]): string {
   const nav = [...sections.join('').matchAll(/<section id="([a-z-]+)"><h2>([^<]+)<\/h2>/g)]
     .map(([, id, title]) => `<a href="#${id}">${title}</a>`)
     .join('');
@@ -232,6 +241,60 @@ async function tokenSection(results: ResultsFile): Promise<string> {
 </section>`;
 }
 
+// ---------------------------------------------------------------- eval-quality
+
+async function qualitySection(results: ResultsFile): Promise<string> {
+  const summary = results.quality;
+  const num = (x: number | null | undefined, digits = 0) =>
+    x === null || x === undefined ? '–' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const judged = Boolean(summary?.judged);
+  const chartRows: Parameters<typeof qualitySpec>[0] = [];
+  const rows = results.runs.map((run) => {
+    const pass = passRate(run);
+    const m = summary?.modes.find((x) => x.mode === run.selector);
+    if (pass.rate !== null) chartRows.push({ mode: run.selector, rate: pass.rate, low: pass.low!, high: pass.high!, k: pass.k, n: pass.n, tokens: m?.inputTokensPerRequest ?? null });
+    return `<tr data-selector="${e(run.selector)}"><th scope="row">${e(run.selector)}</th>${rateCell('pass', pass)}` +
+      `<td class="num">${m?.errors ?? '–'}</td><td class="num">${num(m?.inputTokensPerRequest)}</td><td class="num">${num(m?.callsPerRequest, 1)}</td>` +
+      `<td class="num">${num(m?.outputTokensPerRequest)}</td><td class="num">${m ? usd(m.costUsd) : '–'}</td>` +
+      `${judged ? `<td class="num">${m?.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : '–'}</td>` : ''}</tr>`;
+  });
+  const ratio = summary?.tokenRatio;
+  return `<section id="quality"><h2>Answer quality</h2>
+<p class="lede">Each case's answer is checked (required facts, patterns, forbidden content${judged ? ', and a judge' : ''}) in each agent mode. Intervals are 95% Wilson.${
+    ratio !== null && ratio !== undefined ? ` Progressive disclosure spent <b>${ratio.toFixed(2)}×</b> the input tokens of load-all per request.` : ''}</p>
+<div class="scroll"><table class="summary">
+<thead><tr><th>mode</th><th>pass rate</th><th>no answer</th><th>input tokens / request</th><th>calls / request</th><th>output tokens / request</th><th>cost</th>${judged ? '<th>judge mean (n)</th>' : ''}</tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+${chartRows.length ? `<figure class="chart">${await renderSvg(qualitySpec(chartRows))}</figure>` : ''}
+</section>`;
+}
+
+/** Every case in every mode, with its verdict and why it failed; the same filter as the failures table. */
+function qualityCasesSection(results: ResultsFile): string {
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  const rows: string[] = [];
+  for (const run of results.runs) {
+    for (const d of run.decisions) {
+      const r = byId.get(d.requestId);
+      const passed = passedOf(d);
+      const kind = d.error !== undefined ? 'error' : passed ? 'passed' : 'failed';
+      const calls = typeof d.detail?.calls === 'number' ? d.detail.calls : undefined;
+      rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(d.requestId)}</code></td>` +
+        `<td class="text"><div title="${e(r?.text ?? '')}">${e(r?.text ?? '')}</div></td><td>${e(skillText(r?.gold ?? null))}</td>` +
+        `<td>${e(d.error ?? checkFailuresOf(d))}</td><td class="num">${calls ?? ''}</td><td class="num">${d.usage ? int(d.usage.inputTokens) : ''}</td>` +
+        `<td><span class="kind ${kind === 'passed' ? 'ok' : kind === 'failed' ? 'wrong' : 'error'}">${kind}</span></td></tr>`);
+    }
+  }
+  const options = results.runs.map((run) => `<option value="${e(run.selector)}">${e(run.selector)}</option>`).join('');
+  return `<section id="failures"><h2>Cases</h2>
+<div class="filters"><input type="search" id="failure-filter" placeholder="Filter: request text, id, check…" aria-label="Filter cases">
+<select id="failure-selector" aria-label="Mode"><option value="">all modes</option>${options}</select>
+<span id="failure-count" class="sub">${rows.length} cases</span></div>
+<div class="scroll"><table class="failures"><thead><tr><th>mode</th><th>id</th><th>request</th><th>skill</th><th>failed checks</th><th>calls</th><th>input tokens</th><th>verdict</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+</section>`;
+}
+
 // ---------------------------------------------------------------- failures and settings
 
 function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): string {
@@ -308,7 +371,7 @@ tr.worse td:last-child{color:var(--bad);font-weight:600}tr.better td:last-child{
 .filters select{padding:6px;border:1px solid #cbd5e1;border-radius:6px;font:inherit}
 table.failures td{word-break:break-word}table.failures td:nth-child(-n+2),table.failures td:last-child{white-space:nowrap;word-break:normal}
 td.text{min-width:260px;max-width:520px}td.text div{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden}
-.kind{font-size:11px;padding:1px 6px;border-radius:4px;font-weight:600}.kind.wrong{background:#ffedd5;color:#9a3412}.kind.needless{background:#dbeafe;color:#1e3a8a}.kind.error{background:#fee2e2;color:#7f1d1d}
+.kind{font-size:11px;padding:1px 6px;border-radius:4px;font-weight:600}.kind.wrong{background:#ffedd5;color:#9a3412}.kind.needless{background:#dbeafe;color:#1e3a8a}.kind.error{background:#fee2e2;color:#7f1d1d}.kind.ok{background:#dcfce7;color:#14532d}
 .err{color:var(--bad)}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 footer{color:var(--muted);font-size:12px;text-align:center;padding:8px 24px 28px}
@@ -330,7 +393,7 @@ const SCRIPT = `
       tr.hidden = !ok;
       if (ok) shown++;
     });
-    count.textContent = shown + ' of ' + rows.length + ' failures shown';
+    count.textContent = shown + ' of ' + rows.length + ' shown';
   }
   input.addEventListener('input', apply);
   select.addEventListener('change', apply);

@@ -1,11 +1,13 @@
 // JUnit XML: one test suite per selector, one test case per request (and run), so CI systems list the failures
 // natively. A wrong or needless load is a <failure> with what was expected and what was loaded; a failed call is an
-// <error>. classname = selector, name = request id and text.
+// <error>. classname = selector, name = request id and text. For eval-quality results a test case is a quality case
+// in one mode, and a failure is an answer that failed its checks.
 import type { ResultsFile } from '../types.js';
-import { decisionRows, hasRepeats, loaded, outcomeOf, skillText } from './format.js';
+import { checkFailuresOf, decisionRows, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText } from './format.js';
 
 export function renderJunit(results: ResultsFile): string {
   const repeats = hasRepeats(results);
+  const quality = isQuality(results);
   const suites: string[] = [];
   let tests = 0;
   let failures = 0;
@@ -23,7 +25,16 @@ export function renderJunit(results: ResultsFile): string {
       suiteTime += seconds;
       const open = `    <testcase classname="${xml(run.selector)}" name="${xml(name)}" time="${seconds.toFixed(3)}"`;
       const outcome = outcomeOf(d, r.gold);
-      if (outcome === 'correct') {
+      const passed = quality ? passedOf(d) : undefined;
+      if (passed !== undefined && d.error === undefined) {
+        // eval-quality: a case passes when its answer passed every check; a failure names the checks that failed.
+        if (passed) cases.push(`${open}/>`);
+        else {
+          suiteFailures++;
+          const why = checkFailuresOf(d) || 'the answer failed its checks';
+          cases.push(`${open}>\n      <failure message="${xml(oneLine(why))}" type="quality-check">${xmlText(`${why}\nrequest: ${r.text}`)}</failure>\n    </testcase>`);
+        }
+      } else if (outcome === 'correct') {
         cases.push(`${open}/>`);
       } else if (outcome === 'error') {
         suiteErrors++;

@@ -2,7 +2,7 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
-import { intervalText, int, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
+import { checkFailuresOf, intervalText, int, isQuality, passedOf, passRate, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
 
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
@@ -19,6 +19,11 @@ export function renderMarkdown(input: ReportInput): string {
       `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(when(results.createdAt))}`,
     '',
   );
+
+  if (isQuality(results)) {
+    out.push(...qualitySection(results));
+    return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  }
 
   out.push('| selector | wrong load | needless load | accuracy | errors | mean input tokens | cost | threshold |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---|');
@@ -45,6 +50,42 @@ export function renderMarkdown(input: ReportInput): string {
   }
   out.push(...failureSection(results, metrics));
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** eval-quality: pass rate per mode (recomputed from the cases' verdicts), cost figures, and the failing cases. */
+function qualitySection(results: ResultsFile): string[] {
+  const summary = results.quality;
+  const num = (x: number | null | undefined, digits = 0) =>
+    x === null || x === undefined ? '' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const judged = Boolean(summary?.judged);
+  const out = [
+    `| mode | pass rate | no answer | input tokens / request | calls / request | output tokens / request | cost |${judged ? ' judge mean (n) |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|${judged ? '---:|' : ''}`,
+  ];
+  for (const run of results.runs) {
+    const m = summary?.modes.find((x) => x.mode === run.selector);
+    out.push(
+      `| ${cell(run.selector)} | ${rateCell(passRate(run))} | ${m?.errors ?? ''} | ${num(m?.inputTokensPerRequest)} | ${num(m?.callsPerRequest, 1)} | ` +
+        `${num(m?.outputTokensPerRequest)} | ${m ? usd(m.costUsd) : ''} |${judged ? ` ${m?.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : ''} |` : ''}`,
+    );
+  }
+  out.push('');
+  if (summary?.tokenRatio !== null && summary?.tokenRatio !== undefined) {
+    out.push(`Progressive / load-all input tokens per request: **${summary.tokenRatio.toFixed(2)}** (load-all costs ${(1 / summary.tokenRatio).toFixed(1)}× as much per request).`, '');
+  }
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  const failing = results.runs.flatMap((run) =>
+    run.decisions.filter((d) => passedOf(d) === false || d.error !== undefined).map((d) => ({ run, d, r: byId.get(d.requestId) })),
+  );
+  if (failing.length) {
+    out.push(`<details><summary>Failing cases (${failing.length})</summary>`, '', '| mode | case | why |', '|---|---|---|');
+    for (const { run, d, r } of failing.slice(0, MAX_FAILURES)) {
+      out.push(`| ${cell(run.selector)} | ${cell(`${d.requestId}: ${short(r?.text ?? '')}`)} | ${cell(short(d.error ?? checkFailuresOf(d)))} |`);
+    }
+    if (failing.length > MAX_FAILURES) out.push('', `… and ${failing.length - MAX_FAILURES} more (see the HTML or CSV report).`);
+    out.push('', '</details>', '');
+  }
+  return out;
 }
 
 function baselineSection(input: ReportInput): string[] {

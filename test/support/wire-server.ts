@@ -47,6 +47,7 @@
  *   fault.delay(ms, reply)   answers `reply` after ms
  * Helpers:
  *   script(...replies)  a Handler answering each reply in turn, then repeating the last one
+ *   server.setHandlers(h) swaps the handlers; server.reset() forgets recorded requests and counters
  *   Options: startWireServer(handlers, {rateLimit: {perSecond, burst?}}): a token bucket over all requests; a request
  *   over the rate gets 429 with `retry-after-ms` (and `retry-after` in seconds) and is counted in `server.rejected`.
  */
@@ -105,6 +106,8 @@ export interface WireServer {
   rejected: number;
   /** Replace the handlers while running. */
   setHandlers(handlers: Handlers): void;
+  /** Forget the recorded requests, hits and rejections (handlers stay). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -204,6 +207,11 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
     },
     setHandlers(h) {
       current = { ...h };
+    },
+    reset() {
+      requests.length = 0;
+      hits.gemini = hits.anthropic = hits.openai = 0;
+      state.rejected = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
