@@ -7,7 +7,7 @@
 // Only successful responses are written; requests are stored as a summary, and no header or key is ever written.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { ChatRequest, ChatResponse, ProviderId } from './types.js';
@@ -118,7 +118,7 @@ export class ResponseCache {
   readonly dir: string;
   readonly stats: CacheStats = { hits: 0, misses: 0, writes: 0, corrupt: 0, warnings: [] };
   private readonly madeDirs = new Set<string>();
-  /** Bounds open files when thousands of requests replay at once (EMFILE otherwise). */
+  /** Bounds open files when thousands of answers are written at once (EMFILE otherwise). */
   private readonly io = pLimit(64);
   /** Strings that must never reach a cache file (API keys). */
   private readonly secrets: string[];
@@ -265,20 +265,25 @@ export function embeddingKey(role: string, title: string | undefined, text: stri
 
 export async function readVector(file: string): Promise<number[] | null> {
   try {
-    const v = JSON.parse(await readFile(file, 'utf8')) as { vector?: unknown };
+    // Synchronous like ResponseCache.get: thousands of small local files, no thread-pool round trips, no EMFILE.
+    const v = JSON.parse(readFileSync(file, 'utf8')) as { vector?: unknown };
     return Array.isArray(v.vector) && v.vector.every((x) => typeof x === 'number') ? (v.vector as number[]) : null;
   } catch {
     return null;
   }
 }
 
+const vectorIo = pLimit(64);
+
 /** Writes a vector atomically; a failure (read-only or full disk) only costs recomputing it next time. */
 export async function writeVector(file: string, body: Record<string, unknown>): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(tmp, JSON.stringify(body), { flag: 'wx' });
-    await rename(tmp, file);
+    await vectorIo(async () => {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(tmp, JSON.stringify(body), { flag: 'wx' });
+      await rename(tmp, file);
+    });
   } catch {
     await unlink(tmp).catch(() => undefined);
   }

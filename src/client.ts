@@ -204,6 +204,18 @@ export function parseThinking(value: string | undefined): ChatRequest['thinking'
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Defaults: 5 retries (30 for paced 429s), backoff from 1 s up to 60 s. `SKILLBENCH_RETRY_BASE_MS` shortens the base
+ * (tests that drive the CLI against a faulty local server). */
+export function retryPolicy(tuning: ClientTuning = {}, env: NodeJS.ProcessEnv = process.env): RetryPolicy {
+  const fromEnv = Number(env.SKILLBENCH_RETRY_BASE_MS);
+  return {
+    maxRetries: tuning.maxRetries ?? 5,
+    maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30,
+    baseMs: tuning.retryBaseMs ?? (Number.isFinite(fromEnv) && fromEnv >= 0 && env.SKILLBENCH_RETRY_BASE_MS !== '' ? fromEnv : 1000),
+    maxMs: tuning.retryMaxMs ?? 60_000,
+  };
+}
+
 export interface RetryPolicy {
   /** Retries of 5xx, 529, timeouts, dropped connections, malformed bodies, and 429s without a server delay. */
   maxRetries: number;
@@ -220,6 +232,11 @@ export function backoffMs(attempt: number, policy: RetryPolicy, retryAfterMs?: n
   if (retryAfterMs !== undefined) return Math.min(policy.maxMs, retryAfterMs + Math.random() * Math.min(policy.baseMs, Math.max(10, retryAfterMs / 4)));
   const d = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
   return d / 2 + (Math.random() * d) / 2;
+}
+
+function keyHint(provider: string): string {
+  const vars = (KEY_VARS as Record<string, string[]>)[provider];
+  return vars ? `it is read from ${vars.join(' or ')}` : 'check the key';
 }
 
 function asCallError(err: unknown, provider: string): CallError {
@@ -246,7 +263,8 @@ export async function withRetries<T>(
       const exhausted = paced ? rateLimited >= policy.maxRateLimitRetries : other >= policy.maxRetries;
       if (!e.retryable || exhausted) {
         const tries = attempt + 1;
-        throw new ProviderError(tries > 1 ? `${e.message} (after ${tries} attempts)` : e.message, e.status, e.retryable);
+        const hint = e.status === 401 || e.status === 403 ? ` (is the API key right? ${keyHint(provider)})` : '';
+        throw new ProviderError(`${e.message}${hint}${tries > 1 ? ` (after ${tries} attempts)` : ''}`, e.status, e.retryable);
       }
       const wait = backoffMs(other, policy, e.retryAfterMs);
       if (paced) rateLimited++;
@@ -277,7 +295,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
   const env = tuning.env ?? process.env;
   const cfg = resolveConfig(opts, env);
   const thinking = parseThinking(opts.thinking);
-  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  const policy = retryPolicy(tuning, env);
   const cache = new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) });
   const readCache = opts.cache !== false;
   const limit = pLimit(cfg.concurrency);
@@ -560,7 +578,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
   const id = (opts.embeddings ?? 'use') as EmbeddingId;
   if (!['use', 'gemini', 'openai'].includes(id)) throw new UserError(`--embeddings: unknown provider "${id}"`, 'use one of use, gemini, openai');
   const model = opts.embeddingModel ?? DEFAULT_EMBEDDING_MODELS[id];
-  const policy: RetryPolicy = { maxRetries: tuning.maxRetries ?? 5, maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30, baseMs: tuning.retryBaseMs ?? 1000, maxMs: tuning.retryMaxMs ?? 60_000 };
+  const policy = retryPolicy(tuning, env);
   let pc = { apiKey: '', baseUrl: undefined as string | undefined, model, timeoutMs: Math.round((opts.timeout || 60) * 1000) };
   if (id !== 'use') {
     // --base-url is for the embedder when it is the same provider as --provider, or no --provider is given.

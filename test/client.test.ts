@@ -14,6 +14,7 @@ import {
   DryRunError,
   parseThinking,
   resolveConfig,
+  retryPolicy,
   type ClientRequest,
   type ClientTuning,
 } from '../src/client.js';
@@ -164,6 +165,15 @@ describe('retry budget and backoff', () => {
     expect((err as ProviderError).status).toBe(429);
   });
 
+  it('an authentication failure is not retried and says where the key comes from', async () => {
+    server.setHandlers({ openai: script(fault.status(401, { body: { error: { message: 'Incorrect API key provided' } } })) });
+    const c = await client('openai');
+    const before = hitsOf('openai');
+    const err = await c.chat(req('auth')).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/HTTP 401.*OPENAI_API_KEY/);
+    expect(hitsOf('openai') - before).toBe(1);
+  });
+
   it("follows the server's x-should-retry over the status", async () => {
     server.setHandlers({ anthropic: script(fault.status(500, { headers: { 'x-should-retry': 'false' } }), ok.anthropic) });
     const c = await client('anthropic');
@@ -188,6 +198,10 @@ describe('retry budget and backoff', () => {
       expect(s).toBeLessThanOrEqual(300 + 75);
       expect(backoffMs(0, policy, 60_000)).toBe(1000);
     }
+    expect(retryPolicy({}, {})).toEqual({ maxRetries: 5, maxRateLimitRetries: 30, baseMs: 1000, maxMs: 60_000 });
+    expect(retryPolicy({}, { SKILLBENCH_RETRY_BASE_MS: '5' }).baseMs).toBe(5);
+    expect(retryPolicy({ retryBaseMs: 7 }, { SKILLBENCH_RETRY_BASE_MS: '5' }).baseMs).toBe(7);
+    expect(retryPolicy({}, { SKILLBENCH_RETRY_BASE_MS: 'soon' }).baseMs).toBe(1000);
   });
 });
 

@@ -102,6 +102,12 @@ describe('gemini provider through @google/genai', () => {
     expect(second.calls).toEqual([]);
   });
 
+  it('a malformed function call is an error, not "no call"', async () => {
+    server.setHandlers({ gemini: script(gemini.content([], { input: 50, output: 0 }, 'MALFORMED_FUNCTION_CALL')) });
+    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash', timeoutMs: 5000 });
+    await expect(p.chat(request('gemini-2.5-flash'))).rejects.toMatchObject({ name: 'ProviderError', retryable: false, message: expect.stringMatching(/MALFORMED_FUNCTION_CALL/) });
+  });
+
   it('asks for structured output with responseJsonSchema and no tools', async () => {
     server.setHandlers({ gemini: script(gemini.json({ skill: 'pdf', confidence: 0.9 })) });
     const before = server.requests.length;

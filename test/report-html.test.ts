@@ -170,6 +170,18 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     await page.close();
   });
 
+  it('opens an eval-quality report: pass rates, cases, and the filter, with no console error and no request', async () => {
+    const quality = await readResults(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
+    const { page, url, problems, requests } = await open(quality, 'quality.html');
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    const pass = await page.$$eval('td[data-metric="pass"]', (tds) => tds.map((td) => [(td as HTMLElement).dataset.k, (td as HTMLElement).dataset.n]));
+    expect(pass).toEqual([['2', '4'], ['3', '4']]);
+    await page.fill('#failure-filter', 'missing "37.50"');
+    expect(await page.$$eval('table.failures tbody tr', (rows) => rows.filter((r) => !(r as HTMLElement).hidden).length)).toBe(2);
+    await page.close();
+  });
+
   it('opens a report with a baseline, a failed gate and repeated runs, still with no request', async () => {
     const current = structuredClone(demo);
     for (const run of current.runs) run.decisions.push(...run.decisions.map((d) => ({ ...structuredClone(d), run: 1 })));

@@ -35,6 +35,11 @@ function threeArms(): ResultsFile {
   const baseline = { ...structuredClone(model), selector: 'baseline' };
   const suggest = { ...structuredClone(model), selector: 'suggest', extraCostUsd: 0.0004 };
   for (const d of suggest.decisions) if (d.requestId === 'n03' || d.requestId === 'p06') d.chosen = gold.get(d.requestId)!;
+  // As src/suggest/arms.ts marks them: covered requests the suggestion fixed (p06) and broke (p01).
+  for (const d of suggest.decisions) {
+    if (d.requestId === 'p06') d.detail = { versusBaseline: 'fixed' };
+    if (d.requestId === 'p01') Object.assign(d, { chosen: 'ticket-triage', detail: { versusBaseline: 'broken' } });
+  }
   const oracle = { ...structuredClone(model), selector: 'oracle', ceiling: true };
   for (const d of oracle.decisions) {
     d.chosen = gold.get(d.requestId)!;
@@ -295,6 +300,40 @@ describe.each(variants)('every format gives the same figures: %s', (_name, make)
   });
 });
 
+describe('eval-quality results: every format gives the same pass rates', () => {
+  it('CSV, Markdown, JUnit and HTML agree with the cases\' verdicts', async () => {
+    // A hand-made file in the shape src/quality.ts writes: one run per agent mode, a verdict per case.
+    const r = await readResults(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
+    const expected = new Map([['progressive', { passed: 2, n: 4, errors: 1, failed: 1 }], ['load-all', { passed: 3, n: 4, errors: 0, failed: 1 }]]);
+
+    const [head, ...rows] = parseCsv(await renderOutput(r, '.csv'));
+    for (const [mode, x] of expected) {
+      const mine = rows.filter((row) => row[head!.indexOf('selector')] === mode);
+      expect(mine.filter((row) => row[head!.indexOf('passed')] === 'true')).toHaveLength(x.passed);
+      expect(mine).toHaveLength(x.n);
+    }
+
+    const md = await renderOutput(r, '.md');
+    expect(md).toContain('| progressive | 50.0% (2/4) [');
+    expect(md).toContain('| load-all | 75.0% (3/4) [');
+    expect(md).toContain('Progressive / load-all input tokens per request: **0.28**');
+    expect(md).toContain('<summary>Failing cases (3)</summary>');
+    expect(md).not.toContain('wrong load');
+
+    const junit = countsFromJunit(await renderOutput(r, '.xml'));
+    for (const [mode, x] of expected) expect(junit.get(mode)).toEqual({ tests: x.n, failures: x.failed, errors: x.errors, failureElements: x.failed, errorElements: x.errors });
+
+    const html = await renderOutput(r, '.html');
+    for (const [mode, x] of expected) {
+      expect(html).toMatch(new RegExp(`<tr data-selector="${mode}"><th scope="row">${mode}</th><td class="num rate" data-metric="pass" data-k="${x.passed}" data-n="${x.n}"`));
+    }
+    expect(html).toContain('<h2>Answer quality</h2>');
+    expect(html).toContain('Triage: VPN down in Lyon, &quot;all users&quot; &lt;urgent&gt;');
+    expect(html).toContain('missing &quot;37.50&quot;; no match for /P[12]/');
+    expect(html).not.toContain('<h2>Summary</h2>');
+  });
+});
+
 describe('HTML report content', () => {
   it('is self-contained: no external script, style, image or font; charts are inline SVG', async () => {
     const html = await renderOutput(demo, '.html');
@@ -366,6 +405,46 @@ describe('HTML report content', () => {
     expect(xml).toContain('&lt;script&gt;boom()&lt;/script&gt;');
     const rows = parseCsv(await renderOutput(r, '.csv'));
     expect(rows.some((row) => row.includes(evil))).toBe(true);
+  });
+});
+
+describe('suggest --eval arms', () => {
+  it('lists the requests the suggestion fixed and broke against the baseline arm, broken first', async () => {
+    const r = threeArms();
+    const md = await renderOutput(r, '.md');
+    expect(md).toContain('#### Against the baseline arm: 1 fixed, 1 broken');
+    const rows = md.split('\n').filter((l) => l.startsWith('| suggest | p0') && /(broken|fixed) \|$/.test(l));
+    expect(rows).toEqual([
+      '| suggest | p01: Profile this CSV export before I load it into the warehouse: types, nulls, dupl… | csv-data-profiler | csv-data-profiler | ticket-triage | ❌ broken |',
+      '| suggest | p06: What does the parental leave policy say about adoption? | hr-policy-qa | leave-balance-calculator | hr-policy-qa | ✅ fixed |',
+    ]);
+    const html = await renderOutput(r, '.html');
+    expect(html).toContain('<b>1 fixed</b>, <b>1 broken</b>');
+    expect(html).toContain(`${r.requests.length} requests · 6 skills from <code>skills</code> · 3 arms`);
+  });
+});
+
+describe('edge cases', () => {
+  it('renders every format for a run with no selectors, and for selectors whose every call failed', async () => {
+    const empty = clone(demo);
+    empty.runs = [];
+    delete empty.tokenAudit;
+    const failed = clone(demo);
+    for (const run of failed.runs) for (const d of run.decisions) Object.assign(d, { error: 'timeout', chosen: null });
+    for (const r of [empty, failed]) {
+      for (const ext of ['.html', '.md', '.xml', '.csv'] as const) expect(typeof (await renderOutput(r, ext))).toBe('string');
+    }
+    const html = await renderOutput(failed, '.html');
+    expect(html).toContain('<span class="pct">n/a</span> <span class="kn">0/0</span>');
+    expect(countsFromJunit(await renderOutput(failed, '.xml')).get('model')).toMatchObject({ failures: 0, errors: 24 });
+  });
+
+  it('keeps JUnit well-formed with characters XML cannot hold', async () => {
+    const r = clone(demo);
+    r.requests[1]!.text = 'bell\u0007 and NUL\u0000 and a lone surrogate \ud800 end';
+    const xml = await renderOutput(r, '.xml');
+    expect(xml).toContain('bell and NUL and a lone surrogate  end');
+    expect(xml).not.toMatch(/[\u0000\u0007\ud800]/);
   });
 });
 
@@ -447,6 +526,14 @@ describe('skillbench report', () => {
     expect(code).toBe(0);
     for (const run of demo.runs) expect(stdout).toContain(run.selector);
     expect(stdout).toContain('7.1% [1.3-31.5] 1/14');
+  });
+
+  it('prints pass rates, not load rates, for an eval-quality results file', async () => {
+    const { code, stdout } = await cli(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/│ progressive │ 50\.0% \(2\/4\) \[15\.0–85\.0\] │\s+1 │\s+4,200 │\s+5\.0 │ \$0\.0160 │/);
+    expect(stdout).toContain('failing cases (3):');
+    expect(stdout).not.toContain('wrong load');
   });
 
   it('re-renders every format from a results file', async () => {

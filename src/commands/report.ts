@@ -76,8 +76,13 @@ async function run(file: string, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
-    const { renderTerminalReport } = await import('../report/terminal.js');
-    process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+    if (results.command === 'eval-quality' || results.quality) {
+      const { renderQualityTerminal } = await import('../report/quality.js');
+      process.stdout.write(renderQualityTerminal(results));
+    } else {
+      const { renderTerminalReport } = await import('../report/terminal.js');
+      process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+    }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
   }
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));

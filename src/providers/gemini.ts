@@ -166,6 +166,11 @@ export function toConfig(req: ChatRequest): GenerateContentConfig {
 
 export function fromResponse(resp: GenerateContentResponse): ChatResponse {
   const cand = resp.candidates?.[0];
+  if (cand?.finishReason === 'MALFORMED_FUNCTION_CALL') {
+    // The model tried to call a function and produced an invalid call: an error result, never "no skill loaded".
+    // Not retried: at a fixed temperature the same request tends to fail the same way, and each try is billed.
+    throw new CallError(`gemini: the model produced a malformed function call (finishReason MALFORMED_FUNCTION_CALL)`, undefined, false, undefined, 'parse');
+  }
   const content = cand?.content;
   const parts = content?.parts ?? [];
   const calls: FunctionCall[] = [];

@@ -377,7 +377,7 @@ export function qualitySpec(rows: { mode: string; rate: number; low: number; hig
         height: 200,
         encoding: { x },
         layer: [
-          { mark: { type: 'bar', color: '#64748b', cornerRadiusTopLeft: 2, cornerRadiusTopRight: 2 }, encoding: { y: { field: 'tokens', type: 'quantitative', axis: { title: 'input tokens / request', format: ',' } } } },
+          { mark: { type: 'bar', color: '#64748b', cornerRadiusTopLeft: 2, cornerRadiusTopRight: 2 }, encoding: { y: { field: 'tokens', type: 'quantitative', axis: { title: 'input tokens / request', format: ',.0f' } } } },
           { mark: { type: 'text', dy: -6, fontSize: 10 }, encoding: { y: { field: 'tokens', type: 'quantitative' }, text: { field: 'tokens', type: 'quantitative', format: ',.0f' } } },
         ],
       },

@@ -126,3 +126,34 @@ export function passRate(run: SelectorRun): Rate {
   const verdicts = run.decisions.map(passedOf).filter((p): p is boolean => p !== undefined);
   return wilson(verdicts.filter(Boolean).length, verdicts.length);
 }
+
+// ---------------------------------------------------------------- suggest --eval arms
+
+export interface ArmFlipRow {
+  arm: string;
+  requestId: string;
+  text: string;
+  gold: string | null;
+  /** What the baseline arm loaded on the same request and run (undefined when it has no such decision). */
+  before: string | null | undefined;
+  after: string | null;
+  change: 'fixed' | 'broken';
+}
+
+/** Requests an arm fixed or broke against the baseline arm, as marked in its decisions (`detail.versusBaseline`). */
+export function armFlips(results: ResultsFile): ArmFlipRow[] {
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  const baseline = results.runs.find((r) => r.selector === 'baseline');
+  const rows: ArmFlipRow[] = [];
+  for (const run of results.runs) {
+    for (const d of run.decisions) {
+      const change = d.detail?.versusBaseline;
+      if (change !== 'fixed' && change !== 'broken') continue;
+      const r = byId.get(d.requestId);
+      const b = baseline?.decisions.find((x) => x.requestId === d.requestId && x.run === d.run);
+      rows.push({ arm: run.selector, requestId: d.requestId, text: r?.text ?? '', gold: r?.gold ?? null, before: b ? loaded(b) : undefined, after: loaded(d), change });
+    }
+  }
+  // Broken first: what a reviewer needs to see.
+  return rows.sort((a, b) => Number(a.change === 'fixed') - Number(b.change === 'fixed'));
+}

@@ -3,7 +3,10 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
-import { checkFailuresOf, escapeHtml as e, hasRepeats, int, isQuality, passedOf, passRate, when, intervalText, pct, score, selectorLabel, skillText, thresholdText, usd, type ReportInput } from './format.js';
+import {
+  armFlips, checkFailuresOf, escapeHtml as e, hasRepeats, int, intervalText, isQuality, passedOf, passRate, pct, score, selectorLabel,
+  skillText, thresholdText, usd, when, type ArmFlipRow, type ReportInput,
+} from './format.js';
 
 export async function renderHtml(input: ReportInput): Promise<string> {
   const { results, metrics } = input;
@@ -17,6 +20,8 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   sections.push(await summarySection(input));
   if (input.baseline) sections.push(baselineSection(input));
   if (results.gate) sections.push(gateSection(results));
+  const flips = armFlips(results);
+  if (flips.length) sections.push(armFlipSection(flips));
   const scoreRuns = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ run }) => run.kind === 'score');
   if (scoreRuns.length) sections.push(await scoreSection(results, scoreRuns));
   const confused = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ m }) => m.confusion.length);
@@ -66,17 +71,22 @@ ${sections.join('\n')}
  */
 function stableClipIds(html: string): string {
   const ids = new Map<string, string>();
-  return html.replace(/(id="|url\(#)(clip\d+)\b/g, (_m, prefix: string, id: string) => {
-    if (!ids.has(id)) ids.set(id, `chart-clip-${ids.size + 1}`);
-    return `${prefix}${ids.get(id)}`;
-  });
+  // Only inside the charts: escaped user text cannot contain `<svg`, so it is never touched.
+  return html.replace(/<svg [\s\S]*?<\/svg>/g, (svg) =>
+    svg.replace(/(id="|url\(#)(clip\d+)\b/g, (_m, prefix: string, id: string) => {
+      if (!ids.has(id)) ids.set(id, `chart-clip-${ids.size + 1}`);
+      return `${prefix}${ids.get(id)}`;
+    }),
+  );
 }
 
 function metaLine(results: ResultsFile): string {
+  const quality = isQuality(results);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const parts = [
-    `${results.requests.length} requests`,
-    `${results.catalogue.skills.length} skills from <code>${e(results.catalogue.source)}</code>`,
-    `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'}`,
+    plural(results.requests.length, quality ? 'case' : 'request'),
+    `${plural(results.catalogue.skills.length, 'skill')} from <code>${e(results.catalogue.source)}</code>`,
+    plural(results.runs.length, quality ? 'mode' : results.command === 'suggest-eval' ? 'arm' : 'selector'),
     results.catalogue.format ? `catalogue format ${e(results.catalogue.format)}` : '',
     `created ${e(when(results.createdAt))}`,
   ];
@@ -175,6 +185,17 @@ ${flips.map((f) => `<tr class="${f.nowCorrect ? 'better' : 'worse'}"><td>${e(f.s
 <p class="verdict ${gate.passed ? 'pass' : 'fail'}">${gate.passed ? '✓ passed' : '✗ failed'}</p>
 ${reasons}
 ${flipTable}
+</section>`;
+}
+
+function armFlipSection(flips: ArmFlipRow[]): string {
+  const fixed = flips.filter((f) => f.change === 'fixed').length;
+  const rows = flips.map((f) => `<tr class="${f.change === 'fixed' ? 'better' : 'worse'}"><td>${e(f.arm)}</td><td><code>${e(f.requestId)}</code> ${e(f.text)}</td>` +
+    `<td>${e(skillText(f.gold))}</td><td>${f.before === undefined ? '–' : e(skillText(f.before))}</td><td>${e(skillText(f.after))}</td><td>${f.change === 'fixed' ? '✓ fixed' : '✗ broken'}</td></tr>`);
+  return `<section id="arms"><h2>Against the baseline arm</h2>
+<p class="lede">Requests that need a skill, right in one arm and wrong in the other: <b>${fixed} fixed</b>, <b>${flips.length - fixed} broken</b>.</p>
+<div class="scroll"><table class="flips"><thead><tr><th>arm</th><th>request</th><th>expected</th><th>baseline loaded</th><th>arm loaded</th><th>change</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
 </section>`;
 }
 

@@ -2,7 +2,7 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
-import { checkFailuresOf, intervalText, int, isQuality, passedOf, passRate, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
+import { armFlips, checkFailuresOf, intervalText, int, isQuality, passedOf, passRate, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
 
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
@@ -42,6 +42,7 @@ export function renderMarkdown(input: ReportInput): string {
   );
 
   if (input.baseline) out.push(...baselineSection(input));
+  out.push(...armFlipSection(results));
   if (gate) {
     out.push(`#### Gate: ${gate.passed ? 'passed' : 'failed'}`, '');
     if (gate.reasons.length) out.push(...gate.reasons.map((r) => `- ${cell(r)}`), '');
@@ -107,6 +108,21 @@ function baselineSection(input: ReportInput): string[] {
         `${test ? test.pValue.toPrecision(3) : ''} |`,
     );
   });
+  out.push('');
+  return out;
+}
+
+/** suggest --eval: the covered requests an arm fixed or broke against the baseline arm. */
+function armFlipSection(results: ResultsFile): string[] {
+  const flips = armFlips(results);
+  if (!flips.length) return [];
+  const fixed = flips.filter((f) => f.change === 'fixed').length;
+  const out = [`#### Against the baseline arm: ${fixed} fixed, ${flips.length - fixed} broken`, '', '| arm | request | expected | baseline loaded | arm loaded | change |', '|---|---|---|---|---|---|'];
+  for (const f of flips.slice(0, MAX_FLIPS)) {
+    out.push(`| ${cell(f.arm)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.gold))} | ${f.before === undefined ? '' : cell(skillText(f.before))} | ` +
+      `${cell(skillText(f.after))} | ${f.change === 'fixed' ? '✅ fixed' : '❌ broken'} |`);
+  }
+  if (flips.length > MAX_FLIPS) out.push('', `… and ${flips.length - MAX_FLIPS} more (see the HTML or CSV report).`);
   out.push('');
   return out;
 }
