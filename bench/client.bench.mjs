@@ -165,7 +165,11 @@ writeBenchSection(
   'Provider core',
   `Command: \`npm run bench\` (or \`node bench/run.mjs client\`), file \`bench/client.bench.mjs\`, against \`dist/\`.\n` +
     `Machine: ${machineLine()}. Data: ${dataNote}. The server is the test suite's wire server on loopback ` +
-    `(\`test/support/wire-server.ts\`) reached through the real \`openai\` SDK.\n\n${table}\n`,
+    `(\`test/support/wire-server.ts\`) reached through the real \`openai\` SDK.\n\n${table}\n\n` +
+    `- Replay: the cache is filled with 200 live calls and 9,800 entries written with the client's own key and entry ` +
+    `functions; each replay is a fresh \`--cache-only\` client with no key, all 10,000 requests issued at once, every ` +
+    `one checked to come from the cache.\n` +
+    `- Rate limit: sustained rate = (successful calls - the bucket's initial burst) / wall time.\n`,
 );
 console.log(`\n${table}`);
 if (!results.every((r) => r.pass)) process.exitCode = 1;
