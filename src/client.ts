@@ -127,6 +127,9 @@ export interface ChatClient {
   summary(): string;
 }
 
+/** What the selectors, the suggester and the agent loop need of a client: one call, its provider and model. */
+export type ChatCaller = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
+
 /** Knobs tests and benchmarks set; the CLI uses the defaults. */
 export interface ClientTuning {
   env?: NodeJS.ProcessEnv;

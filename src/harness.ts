@@ -2,7 +2,7 @@
 // --max-turns is reached. It records every call's prompt tokens (as the provider reports them) and what each level
 // of progressive disclosure brought into the conversation, so `progressive` and `load-all` can be compared on the
 // same request.
-import { BudgetExceededError, type ChatClient } from './client.js';
+import { BudgetExceededError, type ChatCaller } from './client.js';
 import { ProviderError } from './errors.js';
 import { SkillLoader, type HarnessMode, type ToolLevel } from './loader.js';
 import { renderCatalogue, renderLoadAll } from './prompt.js';
@@ -31,7 +31,7 @@ export const LOAD_ALL_PREAMBLE =
 export type TokenSource = 'system' | 'tools' | 'request' | 'bodies' | 'resources' | 'scripts' | 'assistant' | 'other';
 export const TOKEN_SOURCES: readonly TokenSource[] = ['system', 'tools', 'request', 'bodies', 'resources', 'scripts', 'assistant', 'other'];
 
-export type AgentClient = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
+export type AgentClient = ChatCaller;
 
 export interface HarnessOptions {
   mode: HarnessMode;

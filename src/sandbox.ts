@@ -1,7 +1,7 @@
 // Runs a skill's script isolated: in a throwaway copy of the skill folder, without network, with a timeout and
 // capped output. bwrap where it works (read-only system, private /tmp, only the copy writable), else `unshare`
 // (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { cp, lchown, lstat, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

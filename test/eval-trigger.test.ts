@@ -2,7 +2,7 @@
 // catalogue, the no-key notice, the model/hybrid/explicit paths against the local wire-format server, the results
 // file, the rate gates and the baseline gate (identical run passes; a worsened description fails naming the flips).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli.js';

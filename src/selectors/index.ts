@@ -1,7 +1,8 @@
 // What the selectors share: names, which skills they choose among, how a ranking becomes decisions at a threshold,
 // and the shape of the chat client they call (structural, so selectors do not load the SDKs).
-import type { ChatRequest, ChatResponse, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill, ThresholdInfo } from '../types.js';
+import type { Decision, EvalRequest, ScoredSkill, SelectorRun, Skill, ThresholdInfo } from '../types.js';
 import { chooseAt } from '../metrics.js';
+import type { ChatCaller } from '../client.js';
 
 export const SELECTOR_NAMES = ['model', 'similarity', 'hybrid', 'keyword', 'explicit'] as const;
 export type SelectorName = (typeof SELECTOR_NAMES)[number];
@@ -10,15 +11,8 @@ export const CHAT_SELECTORS: SelectorName[] = ['model', 'hybrid'];
 /** Selectors that rank every skill, then load the top one at a threshold. */
 export const SCORE_SELECTORS: SelectorName[] = ['similarity', 'keyword'];
 
-/** The chat client the model-based selectors need (createChatClient's ChatClient satisfies it). */
-export interface SelectorChatClient {
-  provider: string;
-  model: string;
-  chat(
-    req: Omit<ChatRequest, 'model'>,
-    o?: { sample?: number; lane?: Lane },
-  ): Promise<{ response: ChatResponse; cached: boolean; costUsd: number; latencyMs: number }>;
-}
+/** The chat client the model-based selectors need (a type import: the SDKs are not loaded). */
+export type SelectorChatClient = ChatCaller;
 
 /** The skills a selector may load: every skill but the `never` ones. */
 export function selectableSkills(skills: Skill[]): Skill[] {

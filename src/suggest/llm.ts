@@ -1,16 +1,10 @@
 // One structured-output call of the suggester: the request goes through the shared client (cache, retries,
 // concurrency, cost), the answer is parsed as JSON, and the call is recorded for the cost bookkeeping.
-import type { ChatRequest, ChatResponse, JsonSchema, Lane, Usage } from '../types.js';
+import type { JsonSchema, Lane, Usage } from '../types.js';
+import type { ChatCaller } from '../client.js';
 
-/** What the suggester needs of the shared chat client (src/client.ts's ChatClient satisfies it). */
-export interface SuggestChat {
-  provider: string;
-  model: string;
-  chat(
-    req: Omit<ChatRequest, 'model'>,
-    o?: { sample?: number; lane?: Lane },
-  ): Promise<{ response: ChatResponse; cached: boolean; costUsd: number; latencyMs: number }>;
-}
+/** What the suggester needs of the shared chat client (a type import: the SDKs are not loaded). */
+export type SuggestChat = ChatCaller;
 
 export type SuggesterStage = 'wide' | 'wide-chunk' | 'wide-final' | 'gate' | 'narrow';
 
