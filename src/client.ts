@@ -498,6 +498,19 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
   };
 }
 
+/**
+ * With --cache-only, a miss leaves the figures incomplete: the run ends as bad input (exit 2), after its tables and
+ * files are written, so what was replayed is kept. Null when every request was in the cache.
+ */
+export function cacheMissFailure(stats: Pick<ClientStats, 'cacheMisses'>[]): UserError | null {
+  const missing = stats.reduce((sum, st) => sum + st.cacheMisses, 0);
+  if (!missing) return null;
+  return new UserError(
+    `${missing.toLocaleString('en-US')} requests were not in the cache (--cache-only): the figures above are incomplete`,
+    'run once without --cache-only (with a key) to fill the cache, or check that the catalogue, requests, model and options match the cached run',
+  );
+}
+
 /** Human summary of a run's provider use. */
 export function formatStats(st: ClientStats): string {
   const n = (x: number) => x.toLocaleString('en-US');

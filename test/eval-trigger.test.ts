@@ -252,6 +252,26 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(r.out).toMatch(/pdf-4 \(right in 50\.0% of runs\): (doc-extractor, \(none\)|\(none\), doc-extractor)/);
   });
 
+  it('replays with --cache-only without calling; a miss is exit 2 after the results are written', async () => {
+    const first = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-replay', '--json', file('replay-1.json'));
+    expect(first.code).toBe(0);
+    const before = server.hits.openai;
+    // The failed request (pdf-8) is not cached: errors never are, so even a full replay misses exactly that one.
+    const replay = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'wire-replay', '--json', file('replay-2.json'));
+    expect(server.hits.openai).toBe(before);
+    expect(replay.code).toBe(2);
+    expect(replay.err).toMatch(/1 requests were not in the cache \(--cache-only\)/);
+    const [a, b] = [await readResults(file('replay-1.json')), await readResults(file('replay-2.json'))];
+    const chosen = (r: typeof a) => r.runs[0]!.decisions.filter((d) => !d.error).map((d) => [d.requestId, d.chosen]);
+    expect(chosen(b)).toEqual(chosen(a));
+
+    const other = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'never-cached', '--json', file('replay-3.json'));
+    expect(server.hits.openai).toBe(before);
+    expect(other.code).toBe(2);
+    expect(other.err).toMatch(/17 requests were not in the cache/);
+    expect((await readResults(file('replay-3.json'))).runs[0]!.decisions.every((d) => d.error)).toBe(true);
+  });
+
   it('--dry-run calls nothing and says what the run would cost', async () => {
     const before = server.hits.openai;
     const r = await cli(...base(), '--selectors', 'model', '--dry-run', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry');

@@ -52,7 +52,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }] = await Promise.all([
+  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun, cacheMissFailure }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }] = await Promise.all([
     import('../quality.js'),
     import('../catalogue.js'),
     import('../client.js'),
@@ -103,6 +103,8 @@ async function run(opts: Options, version: string): Promise<void> {
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) await writeOutputs(results, opts.output);
   for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  const missing = cacheMissFailure([client.stats()]);
+  if (missing) throw missing;
   if (opts.minPassRate !== undefined) {
     const low = results.quality!.modes.filter((m) => (m.pass.rate ?? 0) < opts.minPassRate!);
     if (low.length) {

@@ -115,5 +115,8 @@ async function run(opts: Options, version: string): Promise<void> {
     await writeOutputs(results, opts.output, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
   }
   for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  const { cacheMissFailure } = await import('../client.js');
+  const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
+  if (missing) throw missing;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

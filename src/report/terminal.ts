@@ -46,12 +46,16 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
 
 function table(head: string[], opts: TerminalReportOptions, align?: ('left' | 'right')[]): Table.Table {
   return new Table({
-    head,
+    // Colour is applied here, not through cli-table3's styles: those are silently dropped when the colour library
+    // guesses that stdout is not a terminal, and the caller (who knows) has already decided.
+    head: opts.color ? head.map(cyan) : head,
     colAligns: align ?? head.map(() => 'left'),
-    style: opts.color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
+    style: { head: [], border: [] },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
 }
+
+const cyan = (text: string): string => `\x1b[36m${text}\x1b[39m`;
 
 export function pct(x: number | null): string {
   return x === null ? '-' : `${(100 * x).toFixed(1)}%`;

@@ -115,7 +115,7 @@ export interface RunContext {
   calibration?: EvalRequest[];
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown }>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number } }>;
   embedder: () => Promise<EmbeddingProvider>;
 }
 
@@ -228,6 +228,8 @@ export interface EvalTriggerOutcome {
   clientSummary?: string;
   /** --dry-run: what the run would call and cost (the decisions are then placeholders, not results). */
   dryRun?: string;
+  /** --cache-only requests that were not in the cache (counted as errors in the decisions). */
+  cacheMisses: number;
 }
 
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
@@ -314,6 +316,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   return {
     results,
     clientSummary: chat?.summary(),
+    cacheMisses: chat?.stats?.().cacheMisses ?? 0,
     dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
   };
 }

@@ -275,8 +275,11 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
     const { writeOutputs } = await import('../report/index.js');
     await writeOutputs(results, files);
   }
+  const { cacheMissFailure } = await import('../client.js');
+  const missing = cacheMissFailure(clients.map((c) => c.stats()));
   if (opts.json === true) {
     out(JSON.stringify(results, null, 2) + '\n');
+    if (missing) throw missing;
     return;
   }
   const { computeMetrics } = await import('../metrics.js');
@@ -286,4 +289,5 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   out('\n' + renderArms(results, metrics, comparison));
   out('\n' + clients.map((c) => c.summary()).join('\n') + '\n');
   if (files.length) out(`wrote ${files.join(', ')}\n`);
+  if (missing) throw missing;
 }
