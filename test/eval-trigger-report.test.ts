@@ -53,6 +53,18 @@ describe('terminal report', () => {
     expect(text).not.toMatch(/\x1b\[/);
     expect(renderTerminalReport(r, metrics, { color: true })).toMatch(/\x1b\[/);
   });
+  it('says when explicit loaded nothing because no request names a skill, and only then', () => {
+    const note = /explicit: no request names a skill/;
+    expect(text).not.toMatch(note);
+    const withExplicit = (decide: (i: number) => { chosen: string | null; rawChoice?: string }): string => {
+      const x = results();
+      x.runs.push({ selector: 'explicit', kind: 'decision', decisions: requests.map((q, i) => ({ requestId: q.id, run: 0, ...decide(i) })) });
+      return renderTerminalReport(x, x.runs.map((run) => computeMetrics(run, x.requests)));
+    };
+    expect(withExplicit(() => ({ chosen: null }))).toMatch(note);
+    expect(withExplicit((i) => ({ chosen: i === 0 ? 'A' : null }))).not.toMatch(note);
+    expect(withExplicit((i) => (i === 0 ? { chosen: null, rawChoice: 'nope' } : { chosen: null }))).not.toMatch(note);
+  });
   it('writes a rate with its interval and counts, or a dash for none', () => {
     expect(rateCell(wilson(3, 4))).toBe('75.0% [30.1-95.4] 3/4');
     expect(rateCell(wilson(0, 0))).toBe('- 0/0');

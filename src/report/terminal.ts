@@ -24,6 +24,10 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
       (results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''),
   );
   out.push(summaryTable(results, metrics, opts));
+  const unnamed = results.runs.find((r) => r.selector === 'explicit' && r.decisions.every((d) => d.chosen === null && !d.rawChoice && !d.error));
+  if (unnamed) {
+    out.push('explicit: no request names a skill (/name or @name), so it loaded nothing: its wrong load is 100% by construction.');
+  }
   const runOf = (m: SelectorMetrics) => results.runs.find((r) => r.selector === m.selector);
   for (const m of metrics) {
     const run = runOf(m);
