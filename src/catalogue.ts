@@ -71,13 +71,17 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 // ---------------------------------------------------------------- folder catalogues
 
 async function loadFolder(root: string, shown: string): Promise<Catalogue> {
-  const files = await findSkillFiles(root);
+  const { files, links } = await findSkillFiles(root);
   if (files.length === 0) {
-    throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it`, CATALOGUE_FIX);
+    const linked = links.length ? ` (${links.length} symbolic link${links.length === 1 ? '' : 's'} to skills not followed: ${displayPath(links[0]!)}${links.length > 1 ? ', ...' : ''})` : '';
+    throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it${linked}`, links.length ? LINK_FIX : CATALOGUE_FIX);
   }
   const toolProfiles = await readToolProfiles(root);
   const loaded = await mapLimit(files, 32, (f) => loadSkillFile(root, f)); // bounded: large catalogues, few file handles
   const problems: Problem[] = loaded.flatMap((l) => l.problems);
+  for (const link of links) {
+    problems.push({ file: link, line: 1, severity: 'warning', message: 'symbolic link to a skill, not followed: this skill is not loaded', fix: LINK_FIX });
+  }
   const skills = dropDuplicates(
     loaded.flatMap((l) => (l.skill ? [l.skill] : [])),
     problems,
@@ -85,9 +89,13 @@ async function loadFolder(root: string, shown: string): Promise<Catalogue> {
   return { source: root, kind: 'folder', skills: sortByName(skills), toolProfiles, problems: sortProblems(problems) };
 }
 
-/** Every regular SKILL.md below root (symbolic links are not followed), sorted by path. */
-async function findSkillFiles(root: string): Promise<string[]> {
+const LINK_FIX = 'copy the skill folder in place of the link (links are never followed: a skill is untrusted input)';
+
+/** Every regular SKILL.md below root, sorted by path; symbolic links are not followed, but those that lead to a skill
+ *  (a linked SKILL.md, or a linked folder holding one) are returned apart so that they can be reported. */
+async function findSkillFiles(root: string): Promise<{ files: string[]; links: string[] }> {
   const found: string[] = [];
+  const links: string[] = [];
   const pending = [root];
   while (pending.length > 0) {
     const dir = pending.pop()!;
@@ -99,11 +107,23 @@ async function findSkillFiles(root: string): Promise<string[]> {
       continue; // an unreadable subfolder holds no skill we could load anyway
     }
     for (const e of entries) {
-      if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) pending.push(path.join(dir, e.name));
-      else if (e.isFile() && e.name === SKILL_FILE) found.push(path.join(dir, e.name));
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) pending.push(p);
+      else if (e.isFile() && e.name === SKILL_FILE) found.push(p);
+      else if (e.isSymbolicLink() && (e.name === SKILL_FILE ? await exists(p) : await exists(path.join(p, SKILL_FILE)))) links.push(p);
     }
   }
-  return found.sort(compareStrings);
+  return { files: found.sort(compareStrings), links: links.sort(compareStrings) };
+}
+
+/** Whether a path leads to something (links followed, for reporting only; nothing is read). */
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 interface Loaded {
@@ -481,7 +501,7 @@ function dropDuplicates(skills: Skill[], problems: Problem[], lineOf?: (s: Skill
     const where = first.file === s.file ? 'earlier in the same file' : `already used by ${displayPath(first.file)}`;
     problems.push({
       file: s.file,
-      line: lineOf ? lineOf(s) : nameLineOf(s),
+      line: lineOf ? lineOf(s) : skillFieldLine(s, 'name'),
       severity: 'error',
       message: `duplicate name "${s.name}" (${where}); this copy is ignored`,
       fix: 'give each skill a unique name and rename its folder to match',
@@ -489,10 +509,6 @@ function dropDuplicates(skills: Skill[], problems: Problem[], lineOf?: (s: Skill
     });
   }
   return kept;
-}
-
-function nameLineOf(s: Skill): number {
-  return skillFieldLine(s, 'name');
 }
 
 export function sortProblems(problems: Problem[]): Problem[] {

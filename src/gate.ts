@@ -76,18 +76,27 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
       'pass --selectors with the selectors the baseline was run with, or write a new baseline',
     );
   }
-  const verdict: GateVerdict = { passed: true, reasons: [], flips: [], mcnemar: [] };
-  let pairedAny = false;
+  const shared = sharedRequests(current, baseline);
+  if (!shared.size) {
+    throw new UserError(`${name}: no request in common with this run (requests are matched by id and text)`,
+      'run on the same request file as the baseline, or write a new baseline');
+  }
+  const verdict: GateVerdict = { passed: true, reasons: [], flips: [], mcnemar: [], notes: setNotes(current, baseline, shared, name) };
   for (const run of common) {
-    const base = baseline.runs.find((b) => b.selector === run.selector)!;
-    const before = outcomes(base, baseline);
+    const before = outcomes(baseline.runs.find((b) => b.selector === run.selector)!, baseline);
     const after = outcomes(run, current);
     let better = 0;
     let worse = 0;
     let n = 0;
-    for (const [key, now] of after) {
+    let failed = 0;
+    for (const key of shared) {
       const then = before.get(key);
-      if (!then) continue;
+      const now = after.get(key);
+      // A request whose every call failed (in either run) has no outcome: it is neither better nor worse.
+      if (!then || !now) {
+        failed++;
+        continue;
+      }
       n++;
       if (then.correct === now.correct) continue;
       if (now.correct) better++;
@@ -95,11 +104,14 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
       const requestId = key.slice(0, key.indexOf('\u0000'));
       verdict.flips.push({ selector: run.selector, requestId, text: now.text, before: then.got, after: now.got, nowCorrect: now.correct });
     }
-    if (n > 0) pairedAny = true;
     const pValue = mcnemarExact(better, worse);
     verdict.mcnemar!.push({ selector: run.selector, better, worse, pValue });
+    if (failed) verdict.notes!.push(`${run.selector}: ${failed} of ${shared.size} common requests not compared: every call failed (errors) in this run or in ${name}`);
     const net = worse - better;
-    if (n > 0 && pValue < opts.alpha && net >= opts.minRequests && net / n >= opts.minRate) {
+    if (n === 0) {
+      verdict.passed = false;
+      verdict.reasons.push(`${run.selector}: no request could be compared with ${name}: every call failed (errors), so a regression cannot be ruled out`);
+    } else if (pValue < opts.alpha && net >= opts.minRequests && net / n >= opts.minRate) {
       verdict.passed = false;
       verdict.reasons.push(
         `${run.selector}: worse than ${name} on ${worse} of ${n} paired requests, better on ${better} ` +
@@ -107,11 +119,38 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
       );
     }
   }
-  if (!pairedAny) {
-    throw new UserError(`${name}: no request in common with this run (requests are matched by id and text)`,
-      'run on the same request file as the baseline, or write a new baseline');
-  }
   return verdict;
+}
+
+/** Keys (id and text) of the requests both files have. */
+function sharedRequests(current: ResultsFile, baseline: ResultsFile): Set<string> {
+  const before = new Set(baseline.requests.map((r) => requestKey(r.id, r.text)));
+  return new Set(current.requests.map((r) => requestKey(r.id, r.text)).filter((k) => before.has(k)));
+}
+
+/** Says what the comparison leaves out: requests or selectors present in one file only. */
+function setNotes(current: ResultsFile, baseline: ResultsFile, shared: Set<string>, name: string): string[] {
+  const notes: string[] = [];
+  const outside = (file: ResultsFile) => file.requests.filter((r) => !shared.has(requestKey(r.id, r.text))).map((r) => r.id);
+  const onlyNow = outside(current);
+  const onlyThen = outside(baseline);
+  if (onlyNow.length || onlyThen.length) {
+    notes.push(
+      `the request sets differ: compared on the ${shared.size} requests with the same id and text in both; ` +
+        `not compared: ${onlyNow.length} only in this run${list(onlyNow)}, ${onlyThen.length} only in ${name}${list(onlyThen)}`,
+    );
+  }
+  const selectors = (file: ResultsFile) => file.runs.filter((r) => !r.ceiling).map((r) => r.selector);
+  const notRunNow = selectors(baseline).filter((s) => !selectors(current).includes(s));
+  const notInBaseline = selectors(current).filter((s) => !selectors(baseline).includes(s));
+  if (notRunNow.length) notes.push(`not compared: ${notRunNow.join(', ')} (in ${name}, not run here)`);
+  if (notInBaseline.length) notes.push(`not compared: ${notInBaseline.join(', ')} (not in ${name})`);
+  return notes;
+}
+
+function list(ids: string[], max = 5): string {
+  if (!ids.length) return '';
+  return ` (${ids.slice(0, max).join(', ')}${ids.length > max ? `, ... ${ids.length - max} more` : ''})`;
 }
 
 export interface RateGateOptions {
@@ -124,6 +163,14 @@ export function rateGateReasons(metrics: SelectorMetrics[], runs: SelectorRun[],
   const reasons: string[] = [];
   for (const m of metrics) {
     if (runs.find((r) => r.selector === m.selector)?.ceiling) continue;
+    // A rate with no error-free decision behind it (every call failed) cannot pass a gate: errors are not "none".
+    const failed = (covered: boolean) => m.failures.filter((f) => f.error !== undefined && (f.expected !== null) === covered).length;
+    if (opts.maxWrongLoad !== undefined && m.wrongLoad.n === 0 && failed(true) > 0) {
+      reasons.push(`${m.selector}: wrong load cannot be checked against --max-wrong-load: every call on a covered request failed (${failed(true)} errors)`);
+    }
+    if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.n === 0 && failed(false) > 0) {
+      reasons.push(`${m.selector}: needless load cannot be checked against --max-needless-load: every call on an uncovered request failed (${failed(false)} errors)`);
+    }
     if (opts.maxWrongLoad !== undefined && m.wrongLoad.rate !== null && m.wrongLoad.rate > opts.maxWrongLoad) {
       reasons.push(`${m.selector}: wrong load ${pct(m.wrongLoad.rate)} (${m.wrongLoad.k}/${m.wrongLoad.n}) is above --max-wrong-load ${opts.maxWrongLoad}`);
     }

@@ -4,11 +4,11 @@
 // same request.
 import { BudgetExceededError, type ChatCaller } from './client.js';
 import { ProviderError } from './errors.js';
-import { SkillLoader, type HarnessMode, type ToolLevel } from './loader.js';
+import { SkillLoader, type ExecutedTool, type HarnessMode, type ToolLevel } from './loader.js';
 import { renderCatalogue, renderLoadAll } from './prompt.js';
 import type { SandboxOptions } from './sandbox.js';
 import { countTokens } from './tokenizer.js';
-import type { Catalogue, CatalogueFormat, Lane, Message, SystemBlock, ToolResult, Usage } from './types.js';
+import type { Catalogue, CatalogueFormat, FunctionCall, Lane, Message, SystemBlock, ToolResult, Usage } from './types.js';
 
 export type { HarnessMode } from './loader.js';
 export const HARNESS_MODES: readonly HarnessMode[] = ['progressive', 'load-all'];
@@ -163,14 +163,12 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
         { sample: opts.sample, lane: opts.lane },
       );
     } catch (err) {
-      if (err instanceof ProviderError || err instanceof BudgetExceededError) {
-        run.stop = 'error';
-        run.error = err.message;
-        run.errorKind =
-          err instanceof BudgetExceededError ? 'budget' : err.name === 'CacheMissError' ? 'cache-miss' : err.name === 'DryRunError' ? 'dry-run' : 'provider';
-        break;
-      }
-      throw err;
+      const kind = stopKind(err);
+      if (!kind) throw err;
+      run.stop = 'error';
+      run.error = (err as Error).message;
+      run.errorKind = kind;
+      break;
     }
     const { response } = res;
     run.inputTokens += response.usage.inputTokens;
@@ -210,22 +208,10 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
       }
       const done = await loader.execute(call);
       results.push(done.result);
-      const tokens = countTokens(done.result.content);
-      ledger.add(sourceOf(done.level), tokens, turn + 1);
+      const traced = traceToolCall(call, done);
+      ledger.add(sourceOf(done.level), traced.resultTokens, turn + 1);
       if (done.level === 'script') run.scriptRuns++;
-      trace.toolCalls.push({
-        id: call.id,
-        name: call.name,
-        args: call.args,
-        level: done.level,
-        isError: Boolean(done.result.isError),
-        resultChars: done.result.content.length,
-        resultTokens: tokens,
-        result: done.result.content,
-        ...(done.script
-          ? { script: { exitCode: done.script.exitCode, timedOut: done.script.timedOut, truncated: done.script.truncated, durationMs: done.script.durationMs } }
-          : {}),
-      });
+      trace.toolCalls.push(traced);
     }
     trace.newTokens = ledger.newAt(turn);
     opts.onCall?.(trace);
@@ -238,6 +224,29 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
   run.resentTokens = run.inputTokens - run.finalPromptTokens;
   run.levels = ledger.summary(n);
   return run;
+}
+
+/** Why a failed model call ends the run, or null when the error is not the run's to report (a bug: rethrown). */
+function stopKind(err: unknown): AgentRun['errorKind'] | null {
+  if (err instanceof BudgetExceededError) return 'budget';
+  if (!(err instanceof ProviderError)) return null;
+  return err.name === 'CacheMissError' ? 'cache-miss' : err.name === 'DryRunError' ? 'dry-run' : 'provider';
+}
+
+/** A tool call as the trace shows it: its arguments, what came back and its size (offline token estimate). */
+function traceToolCall(call: FunctionCall, done: ExecutedTool): TraceToolCall {
+  const { result, script } = done;
+  return {
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    level: done.level,
+    isError: Boolean(result.isError),
+    resultChars: result.content.length,
+    resultTokens: countTokens(result.content),
+    result: result.content,
+    ...(script ? { script: { exitCode: script.exitCode, timedOut: script.timedOut, truncated: script.truncated, durationMs: script.durationMs } } : {}),
+  };
 }
 
 /** The system text that never changes during a run: the preamble and level 1 (progressive) or everything (load-all). */

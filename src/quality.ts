@@ -109,6 +109,18 @@ export function assertCaseSkills(cases: QualityCase[], catalogue: Catalogue, fil
   }
 }
 
+/** A case with only a rubric can be graded by the judge alone: without --judge it would pass whatever it answered. */
+export function assertGradable(cases: QualityCase[], judge: boolean, file: string): void {
+  if (judge) return;
+  const rubricOnly = cases.filter((c) => !c.checks.contains?.length && !c.checks.regex?.length && !c.checks.forbidden?.length);
+  if (rubricOnly.length) {
+    throw new UserError(
+      `${file}: ${rubricOnly.map((c) => `case "${c.id}"`).join(', ')} ha${rubricOnly.length > 1 ? 've' : 's'} only a "rubric", which is graded with --judge alone`,
+      'pass --judge, or add "contains", "regex" or "forbidden" checks',
+    );
+  }
+}
+
 // ---------------------------------------------------------------- checks
 
 const normalise = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();

@@ -70,6 +70,7 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (typeof req.text !== 'string') bad(`${f}.text`, 'must be a string');
     if (req.gold !== null && typeof req.gold !== 'string') bad(`${f}.gold`, 'must be a skill name or null');
     if (req.kind !== undefined && !['positive', 'near-miss', 'off-topic'].includes(req.kind as string)) bad(`${f}.kind`, 'must be positive, near-miss or off-topic');
+    if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);
   });
   if (!Array.isArray(root.runs)) bad('runs', 'must be an array');
@@ -86,6 +87,7 @@ export function validateResults(data: unknown, file: string): ResultsFile {
       }
     }
     if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
+    if (r.ceiling !== undefined && typeof r.ceiling !== 'boolean') bad(`${f}.ceiling`, 'must be true or false');
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
     (r.decisions as unknown[]).forEach((d, j) => validateDecision(d, `${f}.decisions[${j}]`, ids, bad, isObj, num));
   });

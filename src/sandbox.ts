@@ -9,12 +9,13 @@ import { delimiter, dirname, extname, isAbsolute, join, posix, sep } from 'node:
 import { UserError } from './errors.js';
 
 /**
- * bwrap: new namespaces for everything (no network: only a private loopback), system folders read-only, a private
- * /tmp, only the copy writable, the original skill folder not even visible.
- * unshare: a new network namespace (no network) and, best effort, fewer write permissions: run as root, the script
- * runs as the unprivileged `nobody` user (unshare --setuid), so it can write its copy and world-writable folders
- * (/tmp, /var/tmp, /dev/shm) but not system or user files; run as a user, it keeps that user's permissions. In both
- * cases it starts in the copy with HOME and TMPDIR pointing into it.
+ * bwrap: new namespaces for everything (no network: only a private loopback, its own PIDs), system folders
+ * read-only, a private /tmp, only the copy writable, the original skill folder not even visible; as `nobody` when
+ * skillbench runs as root and nobody can use bwrap.
+ * unshare: a new network namespace (no network), a PID namespace where available, and, best effort, fewer write
+ * permissions: run as root, the script runs as the unprivileged `nobody` user (unshare --setuid), so it can write
+ * its copy and world-writable folders (/tmp, /var/tmp, /dev/shm) but not system or user files; run as a user, it
+ * keeps that user's permissions. In both cases it starts in the copy with HOME and TMPDIR pointing into it.
  * none: no isolation at all (only with --unsafe-no-sandbox).
  */
 export type SandboxKind = 'bwrap' | 'unshare' | 'none';
@@ -61,15 +62,10 @@ export const SUPPORTED_SCRIPT_EXTENSIONS = Object.keys(INTERPRETERS);
 
 let detected: Promise<SandboxKind | null> | undefined;
 
-/** Which isolation works on this machine: bwrap, else unshare, else null. Probed by running `true` once; cached. */
+/** Which isolation works on this machine: bwrap, else unshare, else null. Probed once (a command run inside); cached. */
 export function detectSandbox(): Promise<SandboxKind | null> {
   detected ??= probe();
   return detected;
-}
-
-/** Forget the cached probe (tests that change PATH). */
-export function resetSandboxDetection(): void {
-  detected = undefined;
 }
 
 async function probe(): Promise<SandboxKind | null> {
@@ -79,46 +75,68 @@ async function probe(): Promise<SandboxKind | null> {
 }
 
 export async function bwrapWorks(): Promise<boolean> {
-  const bwrap = findExecutable('bwrap');
-  const truePath = findExecutable('true');
-  if (!bwrap || !truePath) return false;
-  const tmp = await mkdtemp(join(tmpdir(), 'skillbench-probe-'));
-  try {
-    return (await quickRun(bwrap, [...bwrapArgs(tmp, [truePath]), truePath])) === 0;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+  return (await bwrapRunAs()) !== null;
+}
+
+let bwrapVariant: Promise<{ uid?: number } | null> | undefined;
+
+/**
+ * Who bwrap runs as, probed once with the interpreter skillbench itself runs on. As root, as `nobody` first: root
+ * inside the sandbox could read the root-only files of the read-only /etc (/etc/shadow, ssh host keys). Else as
+ * ourselves (as root when nobody cannot use bwrap, e.g. no unprivileged user namespaces). null: bwrap does not work.
+ */
+function bwrapRunAs(): Promise<{ uid?: number } | null> {
+  bwrapVariant ??= (async () => {
+    const bwrap = findExecutable('bwrap');
+    if (!bwrap) return null;
+    const candidates = process.getuid?.() === 0 ? [{ uid: NOBODY }, {}] : [{}];
+    for (const runAs of candidates) {
+      const tmp = await mkdtemp(join(tmpdir(), 'skillbench-probe-'));
+      try {
+        if (runAs.uid !== undefined) await chownTree(tmp, runAs.uid);
+        const node = process.execPath;
+        if ((await quickRun(bwrap, [...bwrapArgs(tmp, [node]), node, '-e', ''], runAs.uid)) === 0) return runAs;
+      } finally {
+        await rm(tmp, { recursive: true, force: true });
+      }
+    }
+    return null;
+  })();
+  return bwrapVariant;
 }
 
 export async function unshareWorks(): Promise<boolean> {
   return (await unshareArgs()) !== null;
 }
 
-/** uid/gid the script runs as under unshare when skillbench runs as root. */
+/** uid/gid the script runs as under bwrap and unshare when skillbench runs as root. */
 export const NOBODY = 65534;
 
 let unshareVariant: Promise<string[] | null> | undefined;
 
 /**
  * The unshare options that work here, probed once: as root, a network namespace and a switch to `nobody`
- * (util-linux >= 2.38), else the network namespace alone; as a user, -r (map to root) is needed to get one.
+ * (util-linux >= 2.38), else the network namespace alone; as a user, -r (map to root) is needed to get one. Each
+ * first with a PID namespace (-p -f --kill-child): a script that detaches a background process (setsid, double
+ * fork) leaves its process group, and only the namespace's end takes that process with it.
  */
 function unshareArgs(): Promise<string[] | null> {
   unshareVariant ??= (async () => {
     const unshare = findExecutable('unshare');
     const truePath = findExecutable('true');
     if (!unshare || !truePath) return null;
-    const candidates =
-      process.getuid?.() === 0 ? [['-n', '--setuid', String(NOBODY), '--setgid', String(NOBODY), '--'], ['-n', '--']] : [['-r', '-n', '--']];
+    const pidNs = ['-p', '-f', '--kill-child'];
+    const base = process.getuid?.() === 0 ? [['-n', '--setuid', String(NOBODY), '--setgid', String(NOBODY)], ['-n']] : [['-r', '-n']];
+    const candidates = [...base.map((b) => [...b, ...pidNs, '--']), ...base.map((b) => [...b, '--'])];
     for (const args of candidates) if ((await quickRun(unshare, [...args, truePath])) === 0) return args;
     return null;
   })();
   return unshareVariant;
 }
 
-function quickRun(cmd: string, args: string[]): Promise<number | null> {
+function quickRun(cmd: string, args: string[], uid?: number): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'ignore' });
+    const child = spawn(cmd, args, { stdio: 'ignore', ...(uid === undefined ? {} : { uid, gid: uid }) });
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     child.on('error', () => {
       clearTimeout(timer);
@@ -154,34 +172,11 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
     const copyReal = await realpath(copy);
     const real = await realpath(join(copy, rel)).catch(() => null);
     if (!real || !isInside(real, copyReal) || !(await stat(real)).isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
-    const argv = [interpreter, rel, ...args];
-    let cmd: string;
-    let cmdArgs: string[];
-    let cwd: string;
-    let env: NodeJS.ProcessEnv;
-    if (kind === 'bwrap') {
-      cmd = findExecutable('bwrap')!;
-      cmdArgs = [...bwrapArgs(copy, [interpreter]), ...argv];
-      cwd = work;
-      env = {};
-    } else if (kind === 'unshare') {
-      const uargs = await unshareArgs();
-      if (!uargs) throw new UserError('cannot run skill scripts: unshare cannot create a network namespace here', 'install bubblewrap');
-      // Dropped to nobody: the copy (and the folder holding it) must be theirs to write.
-      if (uargs.includes('--setuid')) await chownTree(work, NOBODY);
-      cmd = findExecutable('unshare')!;
-      cmdArgs = [...uargs, ...argv];
-      cwd = copy;
-      env = sandboxEnv(copy);
-    } else {
-      cmd = interpreter;
-      cmdArgs = argv.slice(1);
-      cwd = copy;
-      env = sandboxEnv(copy);
-    }
+    const { cmd, cmdArgs, cwd, env, uid } = await sandboxCommand(kind, work, copy, [interpreter, rel, ...args]);
     const result = await spawnCapped(cmd, cmdArgs, {
       cwd,
       env,
+      uid,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     });
@@ -189,6 +184,33 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+interface Command {
+  cmd: string;
+  cmdArgs: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Run as this uid (and gid): nobody, when skillbench runs as root. */
+  uid?: number;
+}
+
+/** The command line that runs argv under the sandbox `kind`, the copy at `copy` inside the throwaway folder `work`. */
+async function sandboxCommand(kind: SandboxKind, work: string, copy: string, argv: string[]): Promise<Command> {
+  if (kind === 'bwrap') {
+    const runAs = await bwrapRunAs();
+    if (!runAs) throw new UserError('cannot run skill scripts: bwrap does not work here', 'install bubblewrap, or let skillbench detect another sandbox');
+    // Run as nobody: the copy (and the folder holding it) must be theirs to write.
+    if (runAs.uid !== undefined) await chownTree(work, runAs.uid);
+    return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!]), ...argv], cwd: work, env: {}, uid: runAs.uid };
+  }
+  if (kind === 'unshare') {
+    const uargs = await unshareArgs();
+    if (!uargs) throw new UserError('cannot run skill scripts: unshare cannot create a network namespace here', 'install bubblewrap');
+    if (uargs.includes('--setuid')) await chownTree(work, NOBODY);
+    return { cmd: findExecutable('unshare')!, cmdArgs: [...uargs, ...argv], cwd: copy, env: sandboxEnv(copy) };
+  }
+  return { cmd: argv[0]!, cmdArgs: argv.slice(1), cwd: copy, env: sandboxEnv(copy) };
 }
 
 async function chooseKind(options: SandboxOptions): Promise<SandboxKind> {
@@ -325,6 +347,7 @@ function isExecutable(path: string): boolean {
 interface SpawnOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  uid?: number;
   timeoutMs: number;
   maxBytes: number;
 }
@@ -348,17 +371,22 @@ function track(pid: number): void {
   });
 }
 
+/** How long the pipes are still read after the script's main process ended (only matters when something else holds them). */
+const PIPE_GRACE_MS = 1_000;
+
 /** Spawns in its own process group, keeps at most maxBytes per stream, kills the group at the timeout. */
 function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit<ScriptResult, 'sandbox'>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
+    const ids = o.uid === undefined ? {} : { uid: o.uid, gid: o.uid };
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, ...ids });
     if (child.pid) track(child.pid);
     const out = new CappedBuffer(o.maxBytes);
     const err = new CappedBuffer(o.maxBytes);
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
+    let grace: NodeJS.Timeout | undefined;
     const killGroup = () => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -374,9 +402,18 @@ function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit
       clearTimeout(timer);
       reject(e);
     });
-    child.on('close', (code, signal) => {
+    child.on('exit', () => {
       clearTimeout(timer);
       killGroup(); // leftovers that kept running after the main process ended
+      // A descendant that left the group (setsid) may still hold the pipes open: stop waiting for their end a moment
+      // after the script itself ended (time to read what it wrote last), or the run would never return.
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(grace);
       if (child.pid) running.delete(child.pid);
       resolve({
         exitCode: code,

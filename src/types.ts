@@ -313,6 +313,8 @@ export interface GateVerdict {
   /** Per selector: requests whose outcome changed against the baseline. */
   flips: { selector: string; requestId: string; text: string; before: string | null; after: string | null; nowCorrect: boolean }[];
   mcnemar?: { selector: string; better: number; worse: number; pValue: number }[];
+  /** What the comparison left out and why (requests or selectors in one file only, requests whose calls failed). */
+  notes?: string[];
 }
 
 // ---------------------------------------------------------------- token audit

@@ -73,8 +73,8 @@ function checkSkill(skill: Skill, catalogue: Catalogue): Problem[] {
 
   // description
   const desc = skill.description;
-  if (desc.length > DESCRIPTION_MAX) {
-    error(at('description'), `${label}description is ${desc.length} characters, over the spec's ${DESCRIPTION_MAX}`, 'shorten it: say what the skill does and when to use it; move details into the body');
+  if (chars(desc) > DESCRIPTION_MAX) {
+    error(at('description'), `${label}description is ${chars(desc)} characters, over the spec's ${DESCRIPTION_MAX}`, 'shorten it: say what the skill does and when to use it; move details into the body');
   }
   if (desc.length > HERMES_INDEX_CUT) {
     warn(at('description'), `${label}description is ${desc.length} characters; Hermes' index shows only "${desc.slice(0, HERMES_INDEX_CUT - 3)}..."`, `put the key trigger words in the first ${HERMES_INDEX_CUT} characters`);
@@ -97,8 +97,8 @@ function checkSkill(skill: Skill, catalogue: Catalogue): Problem[] {
   const fm = skill.frontmatter;
   if (fm.compatibility !== undefined) {
     if (typeof fm.compatibility !== 'string') error(at('compatibility'), '`compatibility` is not a string', 'write the environment requirements as one line of text');
-    else if (fm.compatibility.length > COMPATIBILITY_MAX)
-      error(at('compatibility'), `compatibility is ${fm.compatibility.length} characters, over the spec's ${COMPATIBILITY_MAX}`, 'shorten it');
+    else if (chars(fm.compatibility) > COMPATIBILITY_MAX)
+      error(at('compatibility'), `compatibility is ${chars(fm.compatibility)} characters, over the spec's ${COMPATIBILITY_MAX}`, 'shorten it');
   }
   if (fm.license !== undefined && typeof fm.license !== 'string') error(at('license'), '`license` is not a string', 'write a licence name or the path of a bundled licence file');
   if (fm['allowed-tools'] !== undefined && typeof fm['allowed-tools'] !== 'string' && !isStringList(fm['allowed-tools'])) {
@@ -135,6 +135,11 @@ export function checkName(name: string): string | null {
     return 'has characters other than lowercase letters, digits and hyphens';
   }
   return null;
+}
+
+/** Characters as the spec (and its Python reference validator) counts them: code points, not UTF-16 units. */
+function chars(s: string): number {
+  return [...s].length;
 }
 
 function isStringList(v: unknown): boolean {

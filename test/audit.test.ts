@@ -93,4 +93,16 @@ describe.skipIf(!existsSync(path.join(DEMO, 'csv-data-profiler')))('demo catalog
     expect(audit.loadAll).toBe(o200k(renderLoadAll(cat.skills, readRaw)));
     expect(audit.ratio).toBeGreaterThan(3);
   });
+
+  it("keeps the design's picture: a listing of about 1,200 tokens, bodies of 400-1,400, load-all 7x the listing or more", async () => {
+    const audit = auditCatalogue(await loadCatalogue(DEMO), 'xml');
+    expect(audit.level1).toBeGreaterThanOrEqual(1000);
+    expect(audit.level1).toBeLessThanOrEqual(1500);
+    for (const body of audit.level2) {
+      expect(body.tokens, body.name).toBeGreaterThanOrEqual(400);
+      expect(body.tokens, body.name).toBeLessThanOrEqual(1400);
+    }
+    expect(audit.loadAll).toBeGreaterThanOrEqual(8000);
+    expect(audit.ratio).toBeGreaterThanOrEqual(7);
+  });
 });

@@ -99,6 +99,28 @@ describe('folder catalogue', () => {
     expect(readResourceText(s, '../../outside-secret.txt')).toBe(''); // only listed resources are read
   });
 
+  it('reports a linked skill (folder or SKILL.md) as not loaded, never following the link', async () => {
+    const elsewhere = writeSkill(path.join(tmp, 'elsewhere', 'shared-skill'), 'name: shared-skill\ndescription: Use when testing linked skills.');
+    const cat = path.join(tmp, 'linked-cat');
+    writeSkill(path.join(cat, 'real-skill'), 'name: real-skill\ndescription: Use when testing real skills.');
+    symlinkSync(elsewhere, path.join(cat, 'shared-skill'));
+    mkdirSync(path.join(cat, 'file-link'));
+    symlinkSync(path.join(elsewhere, 'SKILL.md'), path.join(cat, 'file-link', 'SKILL.md'));
+    symlinkSync(path.join(tmp, 'no-such-target'), path.join(cat, 'dangling')); // leads nowhere: not a skill, not reported
+    const loaded = await loadCatalogue(cat);
+    expect(loaded.skills.map((s) => s.name)).toEqual(['real-skill']);
+    expect(loaded.problems.map((p) => [path.relative(cat, p.file), p.severity, p.message])).toEqual([
+      ['file-link/SKILL.md', 'warning', 'symbolic link to a skill, not followed: this skill is not loaded'],
+      ['shared-skill', 'warning', 'symbolic link to a skill, not followed: this skill is not loaded'],
+    ]);
+    expect(() => assertUsable(loaded)).not.toThrow(); // a warning: the rest of the catalogue can be evaluated
+
+    const onlyLinks = path.join(tmp, 'only-links');
+    mkdirSync(onlyLinks);
+    symlinkSync(elsewhere, path.join(onlyLinks, 'shared-skill'));
+    await expect(loadCatalogue(onlyLinks)).rejects.toThrow(/no SKILL\.md found in this folder or below it \(1 symbolic link to skills not followed: .*only-links\/shared-skill\)/);
+  });
+
   it('loads a single skill folder given directly', async () => {
     const cat = await loadCatalogue(fixture('valid/categorised/general-helper'));
     expect(cat.skills.map((s) => [s.name, s.category, s.location])).toEqual([['general-helper', '', 'general-helper/SKILL.md']]);

@@ -134,6 +134,24 @@ describe('skillbench init', () => {
       expect(existsSync(path.join(dir, bad))).toBe(false);
     }
   });
+
+  it('creates missing parent folders; a --dir that is a file or cannot be made is one line, exit 2', async () => {
+    const nested = path.join(tmp, 'init-new', 'a', 'b');
+    expect((await run('init', 'deep-skill', '--dir', nested)).code).toBe(0);
+    expect(existsSync(path.join(nested, 'deep-skill', 'SKILL.md'))).toBe(true);
+    const file = path.join(tmp, 'init-a-file');
+    writeFileSync(file, 'not a folder');
+    const onFile = await run('init', 'x-skill', '--dir', file);
+    expect(onFile.code).toBe(2);
+    expect(onFile.err).toMatch(/init-a-file is a file, not a folder\n\s+fix: choose another --dir/);
+    // Node's recursive mkdir never returns under /proc: init must answer, not hang.
+    if (existsSync('/proc/self')) {
+      const proc = await run('init', 'x-skill', '--dir', '/proc/skillbench-no-such/dir');
+      expect(proc.code).toBe(2);
+      expect(proc.err).toMatch(/cannot create the catalogue folder \(ENOENT\)/);
+      noStackTrace(proc.err);
+    }
+  });
 });
 
 describe('skillbench tokens', () => {
@@ -217,6 +235,31 @@ describe('skillbench tokens', () => {
   });
 });
 
+describe('tokens --provider: a refused key is one line, exit 2', () => {
+  it('anthropic answering 401 to count_tokens', async () => {
+    const server = await startWireServer({
+      anthropic: () => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }),
+    });
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'wrong-key';
+    try {
+      const r = await run(
+        'tokens', '--skills', 'fixtures/valid/categorised', '--provider', 'anthropic',
+        '--base-url', server.baseUrl('anthropic'), '--cache-dir', path.join(tmp, 'cache-401'),
+      );
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/^skillbench: error: count-tokens failed: anthropic: HTTP 401: .*is the API key right\? it is read from ANTHROPIC_API_KEY/);
+      expect(r.err).toMatch(/\n\s+fix: check the API key, --base-url and the network/);
+      noStackTrace(r.err);
+      expect(server.requests).toHaveLength(1); // not retried, and nothing counted after the first refusal
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+      await server.close();
+    }
+  });
+});
+
 describe('tokens --provider gemini (exact counts through the REST countTokens method and a local wire server)', () => {
   let server: WireServer;
   const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
@@ -249,6 +292,19 @@ describe('tokens --provider gemini (exact counts through the REST countTokens me
       expect(a.level1).toBe(renderCatalogue(cat.skills, 'markdown').length);
       expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
       expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
+
+      // Replay: no key, no call, the same figures; a cache that lacks the counts says so in one line.
+      delete process.env.GEMINI_API_KEY;
+      const calls = server.requests.length;
+      const args = ['tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown', '--cache-only'];
+      const replay = await run(...args, '--cache-dir', path.join(tmp, 'cache-gemini'));
+      expect(replay.code).toBe(0);
+      expect(JSON.parse(replay.out)).toEqual(a);
+      expect(server.requests.length).toBe(calls);
+      const empty = await run(...args, '--cache-dir', path.join(tmp, 'cache-empty'));
+      expect(empty.code).toBe(2);
+      expect(empty.err).toMatch(/gemini \(.+\): a token count is not in the cache \(--cache-only\)\n\s+fix: run once without --cache-only/);
+      noStackTrace(empty.err);
     } finally {
       if (saved === undefined) delete process.env.GEMINI_API_KEY;
       else process.env.GEMINI_API_KEY = saved;

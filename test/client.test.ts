@@ -282,19 +282,44 @@ describe('cache modes', () => {
     expect(hitsOf('anthropic') - before).toBe(2);
   });
 
-  it('never writes an API key or an auth header into the cache', async () => {
-    server.setHandlers({ openai: script(ok.openai) });
+  it('never writes an API key or an auth header into the cache (chat and counts, every provider)', async () => {
+    const authHeader: Record<Api, [string, string]> = {
+      gemini: ['x-goog-api-key', KEY],
+      anthropic: ['authorization', `Bearer ${KEY}`], // SDK 1.x sends the API key as a bearer token
+      openai: ['authorization', `Bearer ${KEY}`],
+    };
+    server.setHandlers({
+      ...Object.fromEntries((['gemini', 'anthropic', 'openai'] as const).map((p) => [p, script(ok[p])])),
+      gemini: (r) => (r.method === 'countTokens' ? gemini.countTokens(42) : ok.gemini),
+      anthropic: (r) => (r.method === 'count_tokens' ? anthropic.countTokens(42) : ok.anthropic),
+    });
+    const cacheDir = await tempDir();
+    for (const p of ['gemini', 'anthropic', 'openai'] as const) {
+      const first = server.requests.length;
+      const c = await createChatClient({ provider: p, baseUrl: server.baseUrl(p), cacheDir, cache: true }, FAST);
+      await c.chat(req(`secret check ${p}`));
+      await c.countTokens(req(`secret count ${p}`));
+      const [header, value] = authHeader[p];
+      expect(server.requests.slice(first).map((r) => r.headers[header]), p).toEqual(p === 'openai' ? [value] : [value, value]); // sent
+    }
+    const files = await listFiles(cacheDir);
+    expect(files.length).toBe(5); // 3 answers + 2 counts (openai has no count API)
+    for (const f of files) {
+      const text = (await readFile(f, 'utf8')).toLowerCase();
+      expect(text).not.toContain(KEY.toLowerCase());
+      for (const header of ['authorization', 'x-api-key', 'x-goog-api-key']) expect(text).not.toContain(header);
+    }
+  });
+
+  it('does not cache an answer that would carry the API key (a key pasted into a request, or echoed back)', async () => {
+    server.setHandlers({ openai: script(openai.text(`your key is ${KEY}`), ok.openai) });
     const cacheDir = await tempDir();
     const c = await createChatClient({ provider: 'openai', baseUrl: server.baseUrl('openai'), cacheDir, cache: true }, FAST);
-    await c.chat(req('secret check'));
-    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`); // the SDK did send it
-    const files = await listFiles(cacheDir);
-    expect(files.length).toBe(1);
-    for (const f of files) {
-      const text = await readFile(f, 'utf8');
-      expect(text).not.toContain(KEY);
-      expect(text.toLowerCase()).not.toContain('authorization');
-    }
+    expect((await c.chat(req('echo my key'))).response.text).toContain(KEY); // the caller still gets the answer
+    await c.chat(req(`my key is ${KEY}, is it valid?`)); // the request summary would hold it
+    expect(await listFiles(cacheDir)).toEqual([]);
+    expect(c.stats().cacheWarnings.filter((w) => /not written: it contains an API key/.test(w))).toHaveLength(2);
+    expect(c.stats().cacheWarnings.join('\n')).not.toContain(KEY);
   });
 });
 
@@ -337,6 +362,21 @@ describe('keys and provider resolution', () => {
     expect(() => parseThinking('lots')).toThrow(UserError);
   });
 
+  it('refuses a base URL without an http(s) scheme, naming where it came from', () => {
+    const opts = { provider: 'openai', cacheDir: 'x', cache: true };
+    expect(() => resolveConfig({ ...opts, baseUrl: 'localhost:11434/v1' }, ENV)).toThrow(/^--base-url: "localhost:11434\/v1" is not an http\(s\) URL$/);
+    expect(() => resolveConfig(opts, { ...ENV, OPENAI_BASE_URL: 'proxy.example/v1' })).toThrow(/^OPENAI_BASE_URL: "proxy.example\/v1" is not an http\(s\) URL$/);
+    const err = (() => {
+      try {
+        resolveConfig({ ...opts, provider: 'anthropic', baseUrl: 'ftp://x' }, ENV);
+      } catch (e) {
+        return e as UserError;
+      }
+    })();
+    expect(err).toBeInstanceOf(UserError);
+    expect(err!.fix).toMatch(/e\.g\. http:\/\/localhost:11434\/v1/);
+  });
+
   it('honours the SDK base-URL variables when --base-url is absent', async () => {
     server.setHandlers({ gemini: script(ok.gemini), anthropic: script(ok.anthropic), openai: script(ok.openai) });
     for (const [p, v] of [['gemini', 'GOOGLE_GEMINI_BASE_URL'], ['anthropic', 'ANTHROPIC_BASE_URL'], ['openai', 'OPENAI_BASE_URL']] as const) {
@@ -370,7 +410,8 @@ describe('cost, --dry-run and --max-cost', () => {
     const before = hitsOf('gemini');
     const dry = await createChatClient({ provider: 'gemini', cacheDir, cache: true, dryRun: true }, { env: {} });
     expect((await dry.chat(req('cached one'))).cached).toBe(true);
-    for (const t of ['new one', 'new two']) await expect(dry.chat(req(t))).rejects.toBeInstanceOf(DryRunError);
+    // The second holds a special-token look-alike (untrusted text): counted as plain text, never a crash.
+    for (const t of ['new one', 'new <|endoftext|> two']) await expect(dry.chat(req(t))).rejects.toBeInstanceOf(DryRunError);
     expect(hitsOf('gemini')).toBe(before);
     const rep = dry.dryRunReport();
     expect(rep).toMatchObject({ calls: 2, cached: 1, estimatedOutputTokens: 400 });

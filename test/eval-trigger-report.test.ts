@@ -65,6 +65,17 @@ describe('terminal report', () => {
     expect(withExplicit((i) => ({ chosen: i === 0 ? 'A' : null }))).not.toMatch(note);
     expect(withExplicit((i) => (i === 0 ? { chosen: null, rawChoice: 'nope' } : { chosen: null }))).not.toMatch(note);
   });
+  it('cuts a long request id in the failure table and prints the gate notes', () => {
+    const x = results();
+    const longId = 'r-' + 'x'.repeat(80);
+    x.requests = x.requests.map((q, i) => (i === 0 ? { ...q, id: longId } : q));
+    for (const run of x.runs) for (const d of run.decisions) if (d.requestId === requests[0]!.id) d.requestId = longId;
+    x.gate = { passed: true, reasons: [], flips: [], notes: ['the request sets differ: compared on the 28 requests ...'] };
+    const out = renderTerminalReport(x, x.runs.map((run) => computeMetrics(run, x.requests)));
+    expect(out).not.toContain(longId);
+    expect(out).toContain('r-' + 'x'.repeat(37) + '…');
+    expect(out).toMatch(/gate: passed\n  note: the request sets differ/);
+  });
   it('writes a rate with its interval and counts, or a dash for none', () => {
     expect(rateCell(wilson(3, 4))).toBe('75.0% [30.1-95.4] 3/4');
     expect(rateCell(wilson(0, 0))).toBe('- 0/0');

@@ -107,6 +107,12 @@ describe('eval-trigger offline', () => {
     expect(results.runs[0]!.threshold!.source).toBe('optimistic');
   });
 
+  it('says that --runs repeats only the model selectors', async () => {
+    const r = await cli(...base(), '--selectors', 'keyword', '--runs', '3');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/--runs 3 repeats model and hybrid requests only; keyword decide/);
+  });
+
   it('applies a fixed threshold and one calibrated on another request set', async () => {
     await writeFile(file('calib.json'), JSON.stringify(requests.slice(0, 12)));
     const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '--json', file('fixed.json'));
@@ -157,6 +163,19 @@ describe('baseline gate', () => {
     expect(broken.length).toBeGreaterThanOrEqual(6);
     expect(broken.every((id) => id.startsWith('pdf-'))).toBe(true);
     for (const id of broken) expect(worse.out).toContain(`broken keyword ${id}: doc-extractor ->`);
+  });
+  it('says which requests it could not pair when the request sets differ', async () => {
+    await cli(...base(), ...keyword, '--json', file('baseline-all.json'));
+    await writeFile(file('fewer.json'), JSON.stringify(requests.slice(0, 15)));
+    const r = await cli('--skills', file('catalogue.json'), '--requests', file('fewer.json'), ...keyword, '--baseline', file('baseline-all.json'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/note: the request sets differ: compared on the 15 requests .* 0 only in this run, 2 only in .*baseline-all\.json \(neg-2, neg-3\)/);
+  });
+  it('writes the outputs of a run whose baseline cannot be compared, then exits 2 naming why', async () => {
+    const r = await cli(...base(), '--selectors', 'explicit', '--baseline', file('baseline.json'), '--json', file('unpaired.json'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/baseline\.json: no selector in common with this run \(baseline has keyword; this run has explicit\)/);
+    expect((await readResults(file('unpaired.json'))).runs[0]!.selector).toBe('explicit');
   });
   it('gives exit 2 for a baseline that is not a results file', async () => {
     await writeFile(file('not-results.json'), JSON.stringify({ schema: 'skillbench.results', version: 7 }));
@@ -237,10 +256,39 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect([model!.wrongLoad.k, model!.wrongLoad.n]).toEqual([1, 13]);
     expect(model!.confusion).toEqual([{ gold: 'doc-extractor', got: 'ocr-reader', count: 1 }]);
     expect(hybrid!.meanInputTokens!).toBeLessThan(model!.meanInputTokens!);
+    // hybrid, by hand from its own similarity ranking: the scripted model loads the gold skill when it is among the
+    // k = 2 shown, else nothing; so a covered request is right exactly when its gold is in the top 2. pdf-8 fails.
+    const hybridRun = results.runs[1]!;
+    const goldOf = new Map(results.requests.map((q) => [q.id, q.gold]));
+    let right = 0;
+    let covered = 0;
+    for (const d of hybridRun.decisions.filter((x) => x.error === undefined)) {
+      const g = goldOf.get(d.requestId)!;
+      if (g === null) continue;
+      covered++;
+      if (d.requestId === 'pdf-5') continue; // the model asks for ocr-reader, outside the enum: wrong
+      if (d.scores!.slice(0, 2).some((s) => s.name === g)) right++;
+    }
+    expect(hybrid!.errors).toBe(1);
+    expect([hybrid!.wrongLoad.k, hybrid!.wrongLoad.n]).toEqual([covered - right, covered]);
+    expect(hybrid!.needlessLoad.k).toBe(0);
     expect(r.out).toMatch(/│ model\s+│\s+17 │/);
     expect(r.out).toMatch(/│ hybrid\s+│\s+17 │/);
     expect(r.out).toContain('error: openai: HTTP 400');
     expect(r.err).toMatch(/openai\/wire: \d+ calls/);
+  });
+
+  it('shows hybrid the top k even when k is above the 10 candidates a large catalogue keeps', async () => {
+    const many = Array.from({ length: 25 }, (_, i) => ({ name: `tool-${i}`, description: `Tool number ${i} handles task ${i}.` }));
+    await writeFile(file('many.json'), JSON.stringify(many));
+    await writeFile(file('one.json'), JSON.stringify([{ id: 'q', text: 'handle task 7', gold: null }]));
+    const before = server.requests.length;
+    const r = await cli('--skills', file('many.json'), '--requests', file('one.json'), '--selectors', 'hybrid', '--k', '12',
+      '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-k', '--no-cache');
+    expect(r.code).toBe(0);
+    const sent = server.requests.slice(before).filter((q) => q.body?.tools);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body.tools[0].function.parameters.properties.name.enum).toHaveLength(12);
   });
 
   it('repeats model requests with --runs and lists the flaky ones', async () => {

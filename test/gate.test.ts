@@ -65,6 +65,39 @@ describe('baseline gate', () => {
     changed.requests = changed.requests.map((r) => ({ ...r, text: `${r.text}!` }));
     expect(() => compareToBaseline(changed, results(10))).toThrow(UserError);
   });
+  it('says when the request sets differ and compares only the common ones', () => {
+    const fewer = results(10);
+    fewer.requests = fewer.requests.slice(0, 15); // r15..r19 only in the baseline
+    fewer.runs[0]!.decisions = fewer.runs[0]!.decisions.slice(0, 15);
+    fewer.requests.push({ id: 'new', text: 'a new request', gold: null });
+    fewer.runs[0]!.decisions.push({ requestId: 'new', run: 0, chosen: null });
+    const v = compareToBaseline(fewer, results(10), { ...DEFAULT_GATE, baselineFile: 'b.json' });
+    expect(v.passed).toBe(true);
+    expect(v.notes).toEqual([
+      'the request sets differ: compared on the 15 requests with the same id and text in both; ' +
+        'not compared: 1 only in this run (new), 5 only in b.json (r15, r16, r17, r18, r19)',
+    ]);
+    expect(compareToBaseline(results(10), results(10)).notes).toEqual([]);
+  });
+  it('never counts a failed call as a wrong decision in the pairing', () => {
+    const failing = results(10);
+    // r0..r7 were right in the baseline and are now errors: not worse, just not compared.
+    failing.runs[0]!.decisions.forEach((d, i) => {
+      if (i < 8) Object.assign(d, { chosen: null, error: 'HTTP 500' });
+    });
+    const v = compareToBaseline(failing, results(10));
+    expect(v.mcnemar).toEqual([{ selector: 'keyword', better: 0, worse: 0, pValue: 1 }]);
+    expect(v.flips).toEqual([]);
+    expect(v.passed).toBe(true);
+    expect(v.notes).toEqual(['keyword: 8 of 20 common requests not compared: every call failed (errors) in this run or in the baseline']);
+  });
+  it('fails when every call failed: a regression cannot be ruled out', () => {
+    const failing = results(10);
+    for (const d of failing.runs[0]!.decisions) Object.assign(d, { chosen: null, error: 'HTTP 401' });
+    const v = compareToBaseline(failing, results(10));
+    expect(v.passed).toBe(false);
+    expect(v.reasons[0]).toMatch(/keyword: no request could be compared .* every call failed/);
+  });
   it('refuses a baseline without a common selector', () => {
     const other = results(10);
     other.runs[0]!.selector = 'model';
@@ -79,5 +112,24 @@ describe('rate gates', () => {
     expect(rateGateReasons(m, r.runs, { maxWrongLoad: 0.3 })).toEqual([]);
     expect(rateGateReasons(m, r.runs, { maxWrongLoad: 0.25 })[0]).toMatch(/keyword: wrong load 30\.0% \(3\/10\) is above --max-wrong-load 0\.25/);
     expect(rateGateReasons(m, r.runs, { maxNeedlessLoad: 0 })).toEqual([]);
+  });
+  it('fails a selector whose every call failed instead of passing it on no data', () => {
+    const r = results(10);
+    for (const d of r.runs[0]!.decisions) Object.assign(d, { chosen: null, error: 'HTTP 401' });
+    const m = r.runs.map((run) => computeMetrics(run, r.requests));
+    expect(m[0]!.wrongLoad.n).toBe(0);
+    expect(rateGateReasons(m, r.runs, { maxWrongLoad: 0.5, maxNeedlessLoad: 0.5 })).toEqual([
+      'keyword: wrong load cannot be checked against --max-wrong-load: every call on a covered request failed (10 errors)',
+      'keyword: needless load cannot be checked against --max-needless-load: every call on an uncovered request failed (10 errors)',
+    ]);
+    expect(rateGateReasons(m, r.runs, {})).toEqual([]);
+    // Only the covered requests failed: the needless-load gate still has its data and passes.
+    const half = results(10);
+    half.runs[0]!.decisions.forEach((d, i) => {
+      if (i < 10) Object.assign(d, { chosen: null, error: 'HTTP 500' });
+    });
+    const mh = half.runs.map((run) => computeMetrics(run, half.requests));
+    expect(rateGateReasons(mh, half.runs, { maxNeedlessLoad: 0.5 })).toEqual([]);
+    expect(rateGateReasons(mh, half.runs, { maxWrongLoad: 0.5 })).toHaveLength(1);
   });
 });

@@ -109,6 +109,18 @@ describe('loader: read_skill_file whitelist', () => {
     ['notes', 'references%2F..%2F..%2Fhidden%2Freferences%2Fsecret.md'],
     ['notes', '%2e%2e/hidden/references/secret.md'],
     ['notes', 'references\\..\\..\\hidden\\references\\secret.md'],
+    ['notes', '%252e%252e%252fhidden%252fSKILL.md'], // double-encoded
+    ['notes', '..%252f..%252fhidden/references/secret.md'],
+    ['notes', '%2e%2e%5chidden%5cSKILL.md'], // encoded backslashes
+    ['notes', '\u2024\u2024/hidden/SKILL.md'], // one-dot leaders that look like dots
+    ['notes', '\uff0e\uff0e/hidden/SKILL.md'], // fullwidth full stops
+    ['notes', '..\u2215hidden\u2215SKILL.md'], // division slashes
+    ['notes', 'references/guide.md/'], // trailing slash
+    ['notes', 'references/'],
+    ['notes', '.'],
+    ['notes', './'],
+    ['notes', 'skill.md'], // a case variant (a case-insensitive file system would open SKILL.md)
+    ['notes', 'Skill.MD'],
     ['notes', 'references/escape.md'],
     ['notes', 'references/passwd'],
     ['notes', 'references/far.md'],

@@ -4,6 +4,7 @@ import {
   chooseThreshold,
   computeMetrics,
   flaky,
+  pessimisticRank,
   pointAt,
   separability,
   sweep,
@@ -198,5 +199,14 @@ describe('ties in a ranking', () => {
     expect(m.recall!.top3.k).toBe(2); // both golds are within the first three, ties counted against them
     expect(m.separability!.lowestCorrectPositive).toBeNull();
     expect(m.separability!.sweep).toEqual([]); // no single top anywhere: nothing to threshold
+  });
+  it('push the gold out of the top 3 when three others score as high', () => {
+    const four = ['B', 'C', 'D', 'A'].map((name) => ({ name, score: 0.5 })); // A sorted last among equals
+    expect(pessimisticRank(four, 'A')).toBe(3);
+    expect(pessimisticRank([{ name: 'B', score: 0.6 }, { name: 'A', score: 0.5 }, { name: 'C', score: 0.5 }], 'A')).toBe(2);
+    expect(pessimisticRank(four, 'Z')).toBeNull();
+    const run: SelectorRun = { selector: 'keyword', kind: 'score', decisions: [{ requestId: 't', run: 0, chosen: null, scores: four }] };
+    const m = computeMetrics(run, [{ id: 't', text: 't', gold: 'A' }]);
+    expect([m.recall!.top1.k, m.recall!.top3.k, m.recall!.top3.n]).toEqual([0, 0, 1]);
   });
 });

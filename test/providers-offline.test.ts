@@ -1,5 +1,7 @@
 // Offline providers (bm25, Universal Sentence Encoder lite) and the price table.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +97,46 @@ describe('use (Universal Sentence Encoder lite, offline)', () => {
     expect(await offline.embed([{ text: 'never embedded before' }], 'query')).toHaveLength(1);
     expect(offline.stats()).toEqual({ cached: 0, computed: 1, misses: 0 });
   });
+});
+
+// Any network attempt in the child process is logged and fails: DNS, sockets (http, https, undici) and fetch.
+const NETWORK_GUARD = `
+import net from 'node:net';
+import dns from 'node:dns';
+const hit = (what) => { process.stderr.write('NETWORK ATTEMPT: ' + what + '\\n'); throw new Error('network blocked: ' + what); };
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...a) { if (a[0] && typeof a[0] === 'object' && a[0].path) return connect.apply(this, a); hit('connect'); };
+dns.lookup = (host) => hit('dns ' + host);
+globalThis.fetch = async (url) => hit('fetch ' + url);
+`;
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+describe.skipIf(!existsSync(path.join(ROOT, 'dist/cli.js')))('offline selectors on a fresh machine (built CLI, network blocked)', () => {
+  it('eval-trigger runs similarity (USE) and keyword (BM25) with no key, an empty cache and no network attempt', async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'skillbench-fresh-'));
+    try {
+      const guard = path.join(home, 'no-network.mjs');
+      await writeFile(guard, NETWORK_GUARD);
+      // Sanity: the guard does catch a download attempt.
+      const probe = spawnSync(process.execPath, ['--import', guard, '-e', "fetch('https://tfhub.dev/').catch(() => {})"], { encoding: 'utf8' });
+      expect(probe.stderr).toContain('NETWORK ATTEMPT: fetch https://tfhub.dev/');
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/_API_KEY$|_BASE_URL$/.test(k)));
+      const r = spawnSync(
+        process.execPath,
+        ['--import', guard, path.join(ROOT, 'bin/skillbench.js'), 'eval-trigger', '--skills', path.join(ROOT, 'skills'),
+          '--requests', path.join(ROOT, 'requests.json'), '--selectors', 'similarity,keyword', '--no-progress'],
+        { cwd: home, env: { ...env, HOME: home, XDG_CACHE_HOME: home }, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.stderr).not.toContain('NETWORK ATTEMPT');
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/│ similarity │\s+30 │/);
+      expect(r.stdout).toMatch(/│ keyword\s+│\s+30 │/);
+      // The descriptions' vectors were computed here (nothing was cached before) and written to the cache.
+      expect((await readdir(path.join(home, '.skillbench/cache/embeddings/use--use-lite-512'))).length).toBeGreaterThanOrEqual(6);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe('pricing', () => {

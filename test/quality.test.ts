@@ -215,5 +215,10 @@ describe('eval-quality: bad input and missing keys', () => {
     const r2 = await cli(['--cases', bad, '--provider', 'gemini'], { GEMINI_API_KEY: 'k' });
     expect(r2.code).toBe(2);
     expect(r2.stderr).toMatch(/checks.regex\[0\]/);
+    // A rubric-only case would pass whatever the answer without --judge.
+    writeFileSync(bad, JSON.stringify([{ id: 'judged', request: 'r', skill: null, checks: {}, rubric: 'says hello' }]));
+    const r3 = await cli(['--cases', bad, '--provider', 'gemini'], { GEMINI_API_KEY: 'k' });
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toMatch(/case "judged" has only a "rubric", which is graded with --judge alone/);
   });
 });

@@ -3,7 +3,7 @@
 // computeMetrics, and the failure filter works. Skipped, with a message, where Chromium is not installed.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { computeMetrics } from '../src/metrics.js';
 import { compareToBaseline } from '../src/gate.js';
 import { readResults } from '../src/results.js';
-import { writeOutputs } from '../src/report/index.js';
+import { renderOutput, writeOutputs } from '../src/report/index.js';
 import { main } from '../src/cli.js';
 import type { ResultsFile } from '../src/types.js';
 
@@ -47,20 +47,10 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
   async function open(results: ResultsFile, name: string, baseline?: ResultsFile) {
     const file = join(dir, name);
     await writeOutputs(results, [file], baseline ? { baseline: { file: 'baseline.json', results: baseline } } : {});
-    const url = pathToFileURL(file).href;
-    const page = await context.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${msg.type()}: ${msg.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('request', (req) => requests.push(req.url()));
-    await page.goto(url, { waitUntil: 'load' });
-    return { page, url, problems, requests };
+    return openFile(file);
   }
 
-  /** Opens a file written by someone else (e.g. `eval-trigger -o`), recording the same things as open(). */
+  /** Opens a file written by someone else (e.g. `eval-trigger -o`), recording the same things. */
   async function openFile(file: string) {
     const url = pathToFileURL(file).href;
     const page = await context.newPage();
@@ -115,6 +105,50 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
       };
     });
     expect(await summaryFigures(page)).toEqual(expected);
+    await page.close();
+  });
+
+  it('the checks can fail: a remote image, a blocked load and a script error are all caught (controls)', async () => {
+    const file = join(dir, 'control.html');
+    await writeOutputs(demo, [file]);
+    const html = await readFile(file, 'utf8');
+    const variant = async (name: string, text: string) => {
+      await writeFile(join(dir, name), text);
+      const opened = await openFile(join(dir, name));
+      await opened.page.close();
+      return opened;
+    };
+    const img = '<img src="http://127.0.0.1:9/leak.png" alt=""></body>';
+    const csp = /<meta http-equiv="Content-Security-Policy"[^>]*>/;
+    expect(html).toMatch(csp);
+    // Without the page's Content-Security-Policy, the request itself is seen.
+    const leak = await variant('leak.html', html.replace(csp, '').replace('</body>', img));
+    expect(leak.requests).toContain('http://127.0.0.1:9/leak.png');
+    // With it, the browser refuses the load and says so on the console.
+    const blocked = await variant('blocked.html', html.replace('</body>', img));
+    expect(blocked.problems.join('\n')).toMatch(/Content Security Policy/);
+    const thrown = await variant('throws.html', html.replace('</body>', '<script>notDefinedAnywhere()</script></body>'));
+    expect(thrown.problems.join('\n')).toMatch(/pageerror: .*notDefinedAnywhere/);
+  });
+
+  it('JUnit is well-formed XML for a real XML parser, whatever the request texts hold', async () => {
+    const hostile = structuredClone(demo);
+    hostile.requests[0]!.text = 'bell\u0007 NUL\u0000 esc\u001b lone \ud800 ]]> <script>x</script> & "q" \'a\' \ufffe\r\nnext';
+    hostile.requests[1]!.id = 'id with "quotes" & <tags>';
+    for (const run of hostile.runs) for (const d of run.decisions) if (d.requestId === demo.requests[1]!.id) d.requestId = hostile.requests[1]!.id;
+    const quality = await readResults(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
+    const page = await context.newPage();
+    const parse = (text: string) =>
+      page.evaluate((x) => {
+        const doc = new DOMParser().parseFromString(x, 'application/xml');
+        return { errors: doc.getElementsByTagName('parsererror').length, cases: doc.getElementsByTagName('testcase').length };
+      }, text);
+    for (const r of [demo, hostile, quality]) {
+      const parsed = await parse(await renderOutput(r, '.xml'));
+      expect(parsed).toEqual({ errors: 0, cases: r.runs.reduce((n, run) => n + run.decisions.length, 0) });
+    }
+    // The control: the same parser does reject what is not well-formed.
+    expect((await parse('<testsuites><testcase name="a\u0007"/></testsuites>')).errors).toBeGreaterThan(0);
     await page.close();
   });
 

@@ -406,6 +406,19 @@ describe('HTML report content', () => {
     const rows = parseCsv(await renderOutput(r, '.csv'));
     expect(rows.some((row) => row.includes(evil))).toBe(true);
   });
+
+  it('defuses request text a spreadsheet would run as a formula, and leaves numbers alone', async () => {
+    const r = JSON.parse(JSON.stringify(demo)) as ResultsFile;
+    r.requests[0]!.text = '=HYPERLINK("http://evil.example","click")';
+    r.requests[1]!.text = '@SUM(A1:A9)';
+    const [head, ...rows] = parseCsv(await renderOutput(r, '.csv'));
+    const texts = rows.map((row) => row[head!.indexOf('request_text')]);
+    expect(texts).toContain('\'=HYPERLINK("http://evil.example","click")');
+    expect(texts).toContain('\'@SUM(A1:A9)');
+    expect(texts.some((t) => /^[=+\-@]/.test(t!))).toBe(false);
+    const scores = rows.map((row) => row[head!.indexOf('top_score')]).filter(Boolean);
+    expect(scores.every((x) => Number.isFinite(Number(x)))).toBe(true);
+  });
 });
 
 describe('suggest --eval arms', () => {
@@ -459,6 +472,15 @@ describe('Markdown summary', () => {
     expect(flipRows.map((l) => l.slice(10, 13))).toEqual(['p01', 'p02', 'p03', 'p05', 'p07', 'p09']);
   });
 
+  it('shows the gate\'s notes (requests not compared) in the Markdown and the HTML', async () => {
+    const r = repeatedWithGate();
+    r.gate!.notes = ['the request sets differ: compared on the 20 requests in both files'];
+    const md = await renderOutput(r, '.md');
+    expect(md).toContain('- note: the request sets differ: compared on the 20 requests in both files');
+    const html = await renderOutput(r, '.html');
+    expect(html).toContain('<li>note: the request sets differ: compared on the 20 requests in both files</li>');
+  });
+
   it('cannot ping anyone or break the table with a request text', async () => {
     const r = clone(demo);
     r.requests.find((q) => q.id === 'p06')!.text = 'ask @octocat | then *this* `code`\nnext line';
@@ -466,6 +488,48 @@ describe('Markdown summary', () => {
     const row = md.split('\n').find((l) => l.includes('p06: '))!;
     expect(row).toContain('ask @\u200boctocat \\| then \\*this\\* \\`code\\` next line');
     expect(row.split(' | ')).toHaveLength(5);
+  });
+});
+
+describe('Markdown summary of a MetaTool-size run (1,040 requests x 3 selectors, every one failing and flipped)', () => {
+  /** Worst case for a comment: long names, long ids, texts full of characters the table must escape. */
+  function metatoolSize(allRight: boolean): ResultsFile {
+    const skills = Array.from({ length: 199 }, (_, i) => `tool-${String(i).padStart(3, '0')}-${'x'.repeat(50)}`);
+    const requests = Array.from({ length: 1040 }, (_, i) => ({
+      id: `metatool-request-${String(i).padStart(4, '0')}-${'i'.repeat(2000)}`,
+      text: `request ${i} ${'|*_`<>@'.repeat(60)}`,
+      gold: skills[i % 199]!,
+      kind: 'positive' as const,
+    }));
+    const run = (selector: string, kind: 'decision' | 'score') => ({
+      selector,
+      kind,
+      decisions: requests.map((q, i) => {
+        const chosen = allRight ? q.gold : skills[(i + 1) % 199]!;
+        return { requestId: q.id, run: 0, chosen, ...(kind === 'score' ? { scores: [{ name: chosen, score: 0.5 }] } : {}) };
+      }),
+    });
+    return {
+      ...clone(demo),
+      catalogue: { source: 'metatool', skills: skills.map((name) => ({ name, hash: '0'.repeat(16), category: '' })) },
+      requests,
+      runs: [run('model', 'decision'), run('similarity', 'score'), run('keyword', 'score')],
+      tokenAudit: undefined,
+    } as ResultsFile;
+  }
+
+  it("fits GitHub's 65,536-character comment limit and says how many rows were left out", async () => {
+    const baseline = metatoolSize(true);
+    const r = metatoolSize(false);
+    r.gate = compareToBaseline(r, baseline, { alpha: 0.05, minRequests: 2, minRate: 0.05, baselineFile: 'baseline.json' });
+    expect(r.gate.flips).toHaveLength(3 * 1040);
+    const md = await renderOutput(r, '.md', { baseline: { file: 'baseline.json', results: baseline } });
+    expect(md.length).toBeLessThanOrEqual(65_536);
+    expect(md.length).toBeLessThan(65_536 / 2); // room for a longer gate or more selectors (docs/reports.md says so)
+    expect(md).toContain('#### Requests that flipped against the baseline (3120: 3120 now wrong, 0 now right)');
+    expect(md).toContain('<details><summary>Failures (3120)</summary>');
+    const more = md.split('\n').filter((l) => /^… and \d+ more/.test(l));
+    expect(more).toEqual([`… and ${3120 - 40} more (see the HTML or CSV report).`, `… and ${3120 - 30} more (see the HTML or CSV report).`]);
   });
 });
 
@@ -595,5 +659,73 @@ describe('skillbench report', () => {
     const r3 = await cli(DEMO, '-o', join(dir, 'x.docx'));
     expect(r3.code).toBe(2);
     expect(r3.stderr).toContain('x.docx: unknown output format ".docx"');
+  });
+});
+
+describe('the GitHub Actions workflow example', () => {
+  const root = join(import.meta.dirname, '..');
+  interface Step { id?: string; name?: string; uses?: string; run?: string; if?: string; with?: Record<string, string>; env?: Record<string, string> }
+  interface Workflow { on: Record<string, { paths?: string[] }>; jobs: Record<string, { env?: Record<string, string>; steps: Step[] }> }
+
+  async function workflow(): Promise<{ text: string; wf: Workflow }> {
+    const text = await readFile(join(root, 'examples', 'github-workflow.yml'), 'utf8');
+    // gray-matter (already a dependency) parses a YAML block with js-yaml; an invalid file throws here.
+    const { default: matter } = await import('gray-matter');
+    return { text, wf: matter(`---\n${text}\n---\n`).data as Workflow };
+  }
+
+  it('is valid YAML with the triggers, and steps that each run or use a pinned action', async () => {
+    const { wf } = await workflow();
+    expect(wf.on.pull_request!.paths).toContain('skills/**');
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    for (const step of steps) {
+      expect(Boolean(step.uses) !== Boolean(step.run), JSON.stringify(step)).toBe(true);
+      if (step.uses) expect(step.uses).toMatch(/^[\w-]+\/[\w-]+(\/[\w-]+)?@v\d+$/);
+    }
+    const uses = steps.map((s) => s.uses).filter(Boolean);
+    expect(uses).toEqual(expect.arrayContaining(['actions/cache/restore@v4', 'actions/cache/save@v4']));
+  });
+
+  it('uses contexts only where GitHub allows them, and only step ids that exist', async () => {
+    const { text, wf } = await workflow();
+    for (const job of Object.values(wf.jobs)) {
+      // A job-level env may not use runner, steps or hashFiles: the workflow would be rejected.
+      for (const value of Object.values(job.env ?? {})) expect(value).not.toMatch(/runner\.|steps\.|hashFiles\(/);
+      const ids = new Set(job.steps.map((s) => s.id).filter(Boolean));
+      for (const [, id] of text.matchAll(/steps\.([\w-]+)\./g)) expect(ids.has(id!), `steps.${id}`).toBe(true);
+    }
+    const restore = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.uses === 'actions/cache/restore@v4')!;
+    expect(restore.with!.key).toMatch(/hashFiles\('skills\/\*\*', 'requests\.json'\)/);
+    const save = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.uses === 'actions/cache/save@v4')!;
+    expect(save.with!.key).toBe(`\${{ steps.${restore.id}.outputs.cache-primary-key }}`);
+  });
+
+  it('calls eval-trigger with options that exist, gates on the baseline and posts the summary it writes', async () => {
+    const { wf } = await workflow();
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    const run = steps.map((s) => s.run ?? '').find((r) => r.includes('skillbench eval-trigger'))!;
+    const { buildProgram } = await import('../src/cli.js');
+    const cmd = buildProgram().commands.find((c) => c.name() === 'eval-trigger')!;
+    const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+    const invocation = /npx skillbench eval-trigger[^\n]*/.exec(run.replace(/\\\n/g, ' '))![0];
+    const used = [...invocation.matchAll(/(?<=\s)(--?[a-z][\w-]*)/g)].map((m) => m[1]!);
+    expect(used).toContain('--max-cost');
+    for (const option of used) expect(known.has(option), option).toBe(true);
+    expect(run).toMatch(/--baseline skillbench\/baseline\.json/);
+    expect(steps.map((s) => s.run ?? '').join('\n')).toContain('git show FETCH_HEAD:.skillbench/baseline.json > skillbench/baseline.json');
+    expect(run).toContain('-o skillbench/summary.md');
+    const posted = steps.map((s) => s.run ?? '').join('\n');
+    expect(posted).toContain('cat skillbench/summary.md >> "$GITHUB_STEP_SUMMARY"');
+    expect(posted).toMatch(/gh pr comment "\$PR" --body-file skillbench\/summary\.md/);
+  });
+
+  it('docs/ci.md gives setup commands whose options exist', async () => {
+    const doc = await readFile(join(root, 'docs', 'ci.md'), 'utf8');
+    const { buildProgram } = await import('../src/cli.js');
+    const cmd = buildProgram().commands.find((c) => c.name() === 'eval-trigger')!;
+    const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+    const lines = doc.split('\n').filter((l) => l.startsWith('npx skillbench eval-trigger'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) for (const [option] of line.matchAll(/(?<=\s)--?[a-z][\w-]*/g)) expect(known.has(option), option).toBe(true);
   });
 });

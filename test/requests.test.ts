@@ -111,3 +111,20 @@ describe('checkRequestsAgainstCatalogue', () => {
     expect((err as UserError).message).toMatch(/^2 gold skills are not in the catalogue .*: "no-such-skill" \(q1, q2\), "other" \(q3\)$/);
   });
 });
+
+describe('the demo request set (requests.json)', () => {
+  it('has 24 positives (4 per demo skill) and 6 that need no skill (5 near-misses, 1 off-topic), all golds in skills/', async () => {
+    const rs = await loadRequests(path.join(root, 'requests.json'));
+    const cat = await loadCatalogue(path.join(root, 'skills'));
+    checkRequestsAgainstCatalogue(rs, cat);
+    expect(rs).toHaveLength(30);
+    const count = (f: (r: (typeof rs)[number]) => boolean) => rs.filter(f).length;
+    for (const s of cat.skills) expect(count((r) => r.gold === s.name && r.kind === 'positive'), s.name).toBe(4);
+    expect(count((r) => r.gold === null && r.kind === 'near-miss')).toBe(5);
+    expect(count((r) => r.gold === null && r.kind === 'off-topic')).toBe(1);
+    // Phrased as users write, not copied from the descriptions: no request repeats a description's trigger phrase.
+    const triggers = cat.skills.flatMap((s) => [...s.description.matchAll(/"([^"]{12,})"/g)].map((m) => m[1]!.toLowerCase()));
+    expect(triggers.length).toBeGreaterThan(12);
+    for (const r of rs) for (const t of triggers) expect(r.text.toLowerCase(), r.id).not.toContain(t);
+  });
+});

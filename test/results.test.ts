@@ -78,6 +78,12 @@ describe('results file', () => {
     const u = sampleResults() as unknown as { runs: { decisions: { usage?: Record<string, unknown> }[] }[] };
     u.runs[0]!.decisions[1]!.usage!.outputTokens = null;
     expect(() => validateResults(u, 'x.json')).toThrow(/usage\.outputTokens/);
+    const dup = sampleResults();
+    dup.requests[1]!.id = 'r1';
+    expect(() => validateResults(dup, 'x.json')).toThrow(/x\.json: field "requests\[1\]\.id" must be unique/);
+    const c = sampleResults() as unknown as { runs: Record<string, unknown>[] };
+    c.runs[0]!.ceiling = 'yes';
+    expect(() => validateResults(c, 'x.json')).toThrow(/runs\[0\]\.ceiling/);
   });
 
   it('gives a UserError for a missing file and for text that is not JSON', async () => {

@@ -109,6 +109,17 @@ describe('sandbox: without isolation (the control that shows the tests can fail)
     }
   });
 
+  it('returns when the script ends even if a detached background process keeps its output open', async () => {
+    const marker = `skillbench-daemon-${randomUUID()}`;
+    try {
+      const r = await runScript(skill, 'scripts/daemon.mjs', [marker, 'keep'], { kind: 'none', unsafeNoSandbox: true, timeoutMs: 10_000 });
+      expect(r).toMatchObject({ exitCode: 0, stdout: 'detached\n', timedOut: false });
+      expect(r.durationMs).toBeLessThan(5_000);
+    } finally {
+      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL'); // no sandbox: nothing else can end it
+    }
+  });
+
   it('refuses to run without a sandbox unless unsafeNoSandbox is set', async () => {
     await expect(runScript(skill, 'scripts/exit3.mjs', [], { kind: 'none' })).rejects.toThrow(UserError);
   });
@@ -178,7 +189,26 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed; apt
     expect(await gone(marker)).toEqual([]);
   });
 
-  it('a 50 MB print is truncated at the cap and marked', async () => {
+  it('a background process detached into its own session does not outlive the script', async () => {
+    for (const keep of ['keep', 'close']) {
+      const marker = `skillbench-daemon-${randomUUID()}`;
+      const r = await runScript(skill, 'scripts/daemon.mjs', [marker, keep], { ...bw, timeoutMs: 10_000 });
+      expect(r).toMatchObject({ exitCode: 0, stdout: 'detached\n', timedOut: false });
+      expect(await gone(marker)).toEqual([]);
+    }
+  });
+
+  it('cannot see /root, /home, the project tree or the original skill folder, nor read root-only files of /etc', async () => {
+    const hidden = ['/root', '/home', process.cwd(), skill, secretDir];
+    const rootOnly = ['/etc/shadow', '/etc/gshadow'].filter((p) => existsSync(p));
+    const r = await runScript(skill, 'scripts/read.mjs', ['/etc/passwd', ...hidden, ...rootOnly], bw);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('/etc/passwd read'); // the control: reading does work
+    for (const [i, path] of hidden.entries()) expect(lines[1 + i]).toBe(`${path} error ENOENT`);
+    for (const [i, path] of rootOnly.entries()) expect(lines[1 + hidden.length + i]).toBe(`${path} error EACCES`);
+  });
+
+  it('a 50 MB print (and a 20 MB one on stderr) is truncated at the cap and marked', async () => {
     const r = await runScript(skill, 'scripts/flood.mjs', ['50'], bw);
     expect(r.exitCode).toBe(0);
     expect(r.truncated).toBe(true);
@@ -186,6 +216,11 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed; apt
     expect(kept).toBe(256 * 1024);
     expect(r.stdout).toContain(`${50 * 1024 * 1024 - 256 * 1024} more bytes not shown`);
     expect(r.stderr).toBe('flood done\n');
+    const err = await runScript(skill, 'scripts/flood.mjs', ['20', 'stderr'], bw);
+    expect(err.truncated).toBe(true);
+    expect(err.stderr.indexOf('\n[... output truncated')).toBe(256 * 1024);
+    expect(err.stderr).toContain(`${20 * 1024 * 1024 - 256 * 1024} more bytes not shown`);
+    expect(err.stdout).toBe('flood done\n');
     const small = await runScript(skill, 'scripts/flood.mjs', ['1'], { ...bw, maxOutputBytes: 2 * 1024 * 1024 });
     expect(small.truncated).toBe(false);
     expect(small.stdout.length).toBe(1024 * 1024);
@@ -242,6 +277,21 @@ describe.skipIf(!hasUnshare)('sandbox: unshare fallback (skipped: unshare cannot
       expect(existsSync('/etc/skillbench-escape')).toBe(false);
     }
     expect(folderHash(skill)).toBe(hashBefore);
+  });
+
+  it.runIf(process.getuid?.() === 0)('as root, the script cannot read /root or root-only files', async () => {
+    const paths = ['/root', ...['/etc/shadow', '/etc/gshadow'].filter((p) => existsSync(p))];
+    const r = await runScript(skill, 'scripts/read.mjs', paths, un);
+    expect(r.stdout).toBe(paths.map((p) => `${p} error EACCES\n`).join(''));
+  });
+
+  it('a background process detached into its own session does not outlive the script', async () => {
+    for (const keep of ['keep', 'close']) {
+      const marker = `skillbench-daemon-${randomUUID()}`;
+      const r = await runScript(skill, 'scripts/daemon.mjs', [marker, keep], { ...un, timeoutMs: 10_000 });
+      expect(r).toMatchObject({ exitCode: 0, stdout: 'detached\n', timedOut: false });
+      expect(await gone(marker)).toEqual([]);
+    }
   });
 
   it('runs in a copy: relative writes leave the original folder unchanged', async () => {

@@ -12,7 +12,9 @@ import {
   requestCost,
   SUGGEST_TEMPLATE,
 } from '../src/suggest.js';
-import { parseJsonObject } from '../src/suggest/llm.js';
+import { parseJsonObject, type SuggestChat } from '../src/suggest/llm.js';
+import { agentTurn } from '../src/suggest/arms.js';
+import { ProviderError } from '../src/errors.js';
 import { renderCandidate } from '../src/suggest/narrow.js';
 import { cosine, nameResolver } from '../src/suggest/wide.js';
 import type { Decision, EvalRequest, SelectorRun, Skill } from '../src/types.js';
@@ -158,5 +160,18 @@ describe('nameResolver', () => {
     expect(resolve(' GitHub-PR-Workflow ')).toBe('github-pr-workflow');
     expect(resolve('gif_search')).toBeNull();
     expect(resolve(3)).toBeNull();
+  });
+});
+
+describe('an agent turn that throws', () => {
+  const req: EvalRequest = { id: 'r', text: 'hello', gold: null };
+  const throwing = (err: unknown): SuggestChat =>
+    ({ provider: 'openai', model: 'm', chat: async () => Promise.reject(err) }) as unknown as SuggestChat;
+  it('records a failed call as an error decision, never as "none"', async () => {
+    const d = await agentTurn(throwing(new ProviderError('openai: HTTP 500', 500)), [], req, new Set());
+    expect(d).toMatchObject({ requestId: 'r', chosen: null, error: 'openai: HTTP 500' });
+  });
+  it('throws a programming error instead of counting it as a failed call', async () => {
+    await expect(agentTurn(throwing(new TypeError('x is undefined')), [], req, new Set())).rejects.toThrow(TypeError);
   });
 });

@@ -601,6 +601,10 @@ describe('skillbench suggest --eval (three arms)', () => {
     expect(badGold.err).toContain('request "x" has gold "gif-maker"');
     const arg = await cli(['suggest', 'a request', '--eval', '--requests', REQUESTS, '--skills', CATALOGUE, ...provider()]);
     expect(arg.code).toBe(2);
+    // An output name that cannot be written is refused before any call is paid for.
+    const pdf = await cli([...evalArgs(), '-o', join(dir, 'out.pdf')]);
+    expect(pdf.code).toBe(2);
+    expect(pdf.err).toMatch(/out\.pdf: unknown output format "\.pdf"/);
     expect(seen).toHaveLength(0);
   });
 });

@@ -83,6 +83,14 @@ describe('spec checks', () => {
     ]);
   });
 
+  it('counts characters as code points, like the spec: 1,024 emoji are a valid description, 1,025 are not', async () => {
+    const cat = await catalogueOf({
+      'fits': `name: fits\ndescription: "Use when ${'🙂'.repeat(1024 - 'Use when '.length)}"\ncompatibility: "${'é'.repeat(250)}${'🙂'.repeat(250)}"`,
+      'too-long': `name: too-long\ndescription: "Use when ${'🙂'.repeat(1025 - 'Use when '.length)}"`,
+    });
+    expect(messages(validateCatalogue(cat), 'error')).toEqual(["description is 1025 characters, over the spec's 1024"]);
+  });
+
   it('requires declared tool profiles', async () => {
     const cat = await catalogueOf(
       { 'uses-profiles': 'name: uses-profiles\ndescription: Use when testing profiles.\nmetadata:\n  tool-profiles: [calendar, crm]' },

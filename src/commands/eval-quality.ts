@@ -66,6 +66,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const catalogue = await loadCatalogue(opts.skills);
   assertUsable(catalogue);
   quality.assertCaseSkills(cases, catalogue, opts.cases);
+  quality.assertGradable(cases, Boolean(opts.judge), opts.cases);
   if (opts.judge && !cases.some((c) => c.rubric)) console.error(`skillbench: note: --judge: no case in ${opts.cases} has a "rubric"; nothing will be judged`);
   const client = await createChatClient(opts);
   if (!opts.unsafeNoSandbox && (await detectSandbox()) === null) {

@@ -93,13 +93,20 @@ async function run(opts: Options, version: string): Promise<void> {
 
   const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
   let verdict: GateVerdict | undefined;
+  /** A baseline that cannot be compared (no selector or request in common): reported after the outputs are written. */
+  let baselineError: UserError | undefined;
   if (baseline) {
-    verdict = gate.compareToBaseline(results, baseline, {
-      alpha: opts.gateAlpha,
-      minRate: opts.gateMinEffect,
-      minRequests: opts.gateMinRequests,
-      baselineFile: opts.baseline,
-    });
+    try {
+      verdict = gate.compareToBaseline(results, baseline, {
+        alpha: opts.gateAlpha,
+        minRate: opts.gateMinEffect,
+        minRequests: opts.gateMinRequests,
+        baselineFile: opts.baseline,
+      });
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      baselineError = err;
+    }
   }
   if (verdict || reasons.length || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined) {
     const v: GateVerdict = verdict ?? { passed: true, reasons: [], flips: [] };
@@ -115,6 +122,7 @@ async function run(opts: Options, version: string): Promise<void> {
     await writeOutputs(results, opts.output, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
   }
   for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (baselineError) throw baselineError;
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
   if (missing) throw missing;

@@ -54,16 +54,34 @@ TODO: what the answer looks like (a template can live in \`assets/\`).
 `;
 }
 
+/** mkdir -p, one level at a time: Node's recursive mkdir never returns under /proc (it loops on ENOENT). */
+async function makeCatalogueDir(dir: string): Promise<void> {
+  const fs = await import('node:fs/promises');
+  const path = await import('node:path');
+  const cannot = (err: unknown) =>
+    new UserError(`${dir}: cannot create the catalogue folder (${(err as { code?: string }).code ?? String(err)})`, 'choose another --dir');
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      if ((await fs.stat(d)).isDirectory()) break;
+      throw new UserError(`${d === path.resolve(dir) ? dir : d} is a file, not a folder`, 'choose another --dir');
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      if ((err as { code?: string }).code !== 'ENOENT' || path.dirname(d) === d) throw cannot(err);
+      missing.unshift(d);
+    }
+  }
+  for (const d of missing) await fs.mkdir(d).catch((err: { code?: string }) => {
+    if (err.code !== 'EEXIST') throw cannot(err);
+  });
+}
+
 /** Creates <dir>/<name>/ with SKILL.md and the empty sub-folders; refuses when the folder already exists. */
 async function createSkeleton(name: string, dir: string): Promise<string[]> {
   const fs = await import('node:fs/promises');
   const path = await import('node:path');
   const skillDir = path.join(dir, name);
-  try {
-    await fs.mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw new UserError(`${dir}: cannot create the catalogue folder (${(err as { code?: string }).code ?? String(err)})`, 'choose another --dir');
-  }
+  await makeCatalogueDir(dir);
   try {
     await fs.mkdir(skillDir); // not recursive: fails when it exists, so nothing is ever overwritten
   } catch (err) {

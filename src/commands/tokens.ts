@@ -1,7 +1,7 @@
 // `skillbench tokens`: the token audit of a catalogue (progressive disclosure against loading everything).
 import { Command, Option } from 'commander';
 import { addProviderOptions, type ProviderOptions } from '../options.js';
-import { UserError } from '../errors.js';
+import { ProviderError, UserError } from '../errors.js';
 import type { CatalogueFormat, ToolDeclaration } from '../types.js';
 
 interface TokensOptions extends ProviderOptions {
@@ -49,8 +49,15 @@ async function providerCounter(opts: TokensOptions) {
   const { createChatClient } = await import('../client.js');
   const client = await createChatClient(opts);
   const count = async (content: string, tools: ToolDeclaration[] = []): Promise<number> => {
-    const n = await client.countTokens({ system: [], messages: [{ role: 'user', content }], tools });
-    if (n === null) throw new UserError(`${client.provider} (${client.model}) did not return a token count`, 'leave --provider out for the offline estimate');
+    let n: number | null;
+    try {
+      n = await client.countTokens({ system: [], messages: [{ role: 'user', content }], tools });
+    } catch (err) {
+      // A refused key, an unreachable --base-url: the user's setup, not a bug (the message says which, after retries).
+      if (err instanceof ProviderError) throw new UserError(`count-tokens failed: ${err.message}`, 'check the API key, --base-url and the network, or leave --provider out for the offline estimate');
+      throw err;
+    }
+    if (n === null) throw noCount(opts, `${client.provider} (${client.model})`);
     return n;
   };
   const overhead = (await count('.')) - 1;
@@ -61,3 +68,10 @@ async function providerCounter(opts: TokensOptions) {
   };
 }
 
+/** Why a count is missing: --cache-only and --dry-run never call the API; else the provider gave none. */
+function noCount(opts: TokensOptions, who: string): UserError {
+  const offline = 'or leave --provider out for the offline estimate';
+  if (opts.cacheOnly) return new UserError(`${who}: a token count is not in the cache (--cache-only)`, `run once without --cache-only (with the API key set) to fill the cache, ${offline}`);
+  if (opts.dryRun) return new UserError(`${who}: --dry-run makes no count-tokens call`, `leave --dry-run out, ${offline}`);
+  return new UserError(`${who} did not return a token count`, 'leave --provider out for the offline estimate');
+}

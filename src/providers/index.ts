@@ -1,5 +1,6 @@
 // Provider defaults (keys, base-URL variables, default models, concurrency) and lazy loading of the provider modules:
 // each SDK is imported only when a call is about to be made, so `skillbench --help` stays instant.
+import { UserError } from '../errors.js';
 import type { ChatProvider, EmbeddingProvider, ProviderId } from '../types.js';
 import { isLocalBaseUrl } from './pricing.js';
 import type { ProviderConfig } from './shared.js';
@@ -47,9 +48,21 @@ export function keyFrom(provider: ProviderId, env: NodeJS.ProcessEnv): { value?:
   return {};
 }
 
+/** --base-url, else the SDK's variable; a value that is not an http(s) URL is a UserError naming where it came from. */
 export function baseUrlFrom(provider: ProviderId, explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  const v = explicit ?? env[BASE_URL_VARS[provider]];
-  return v && v.trim() ? v.trim().replace(/\/+$/, '') : undefined;
+  const v = (explicit ?? env[BASE_URL_VARS[provider]])?.trim();
+  if (!v) return undefined;
+  let protocol = '';
+  try {
+    protocol = new URL(v).protocol;
+  } catch {
+    // not a URL at all: reported below
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    const source = explicit !== undefined ? '--base-url' : BASE_URL_VARS[provider];
+    throw new UserError(`${source}: "${v}" is not an http(s) URL`, 'write it with its scheme, e.g. http://localhost:11434/v1');
+  }
+  return v.replace(/\/+$/, '');
 }
 
 /** An OpenAI-compatible server that is not api.openai.com needs no real key. */

@@ -1,7 +1,6 @@
 // What every chat provider shares: its configuration, and turning an SDK error into a ProviderError the client can
 // retry (status, retryable, the server's requested delay).
 import { ProviderError } from '../errors.js';
-import type { Usage } from '../types.js';
 
 export interface ProviderConfig {
   /** API key; any string for local servers that ignore it. */
@@ -93,10 +92,6 @@ export function fromStainlessError(provider: string, err: unknown): CallError {
 export function oneLine(s: string, max = 300): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}...` : t;
-}
-
-export function zeroUsage(): Usage {
-  return { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, thinkingTokens: 0 };
 }
 
 /** Parses a tool call's JSON arguments; a model's broken JSON becomes `{_raw: text}` rather than a crash. */

@@ -1,5 +1,5 @@
 // CSV: one row per decision (every selector, request and run), RFC 4180: CRLF line ends, fields quoted when they
-// hold a comma, a quote, CR or LF, quotes doubled. `passed` is the verdict of an eval-quality case (empty otherwise).
+// hold a comma, a quote, CR or LF, quotes doubled; text that a spreadsheet would run as a formula is defused. `passed` is the verdict of an eval-quality case (empty otherwise).
 import type { ResultsFile } from '../types.js';
 import { decisionRows, loaded, outcomeOf, passedOf } from './format.js';
 
@@ -39,20 +39,20 @@ export function renderCsv(results: ResultsFile): string {
         selector: run.selector,
         selector_kind: run.kind,
         ceiling: run.ceiling ? 'true' : 'false',
-        request_id: r.id,
-        request_text: r.text,
+        request_id: text(r.id),
+        request_text: text(r.text),
         request_kind: r.kind ?? '',
-        gold: r.gold ?? '',
+        gold: text(r.gold ?? ''),
         run: d.run,
-        chosen: d.chosen ?? '',
-        raw_choice: d.rawChoice ?? '',
+        chosen: text(d.chosen ?? ''),
+        raw_choice: text(d.rawChoice ?? ''),
         loaded: loaded(d) ?? '',
         outcome: outcomeOf(d, r.gold),
         passed: passedOf(d) ?? '',
-        top_skill: top?.name ?? '',
+        top_skill: text(top?.name ?? ''),
         top_score: top?.score ?? '',
         threshold: run.threshold?.value ?? '',
-        error: d.error ?? '',
+        error: text(d.error ?? ''),
         input_tokens: d.usage?.inputTokens ?? '',
         cached_input_tokens: d.usage?.cachedInputTokens ?? '',
         output_tokens: d.usage?.outputTokens ?? '',
@@ -65,6 +65,14 @@ export function renderCsv(results: ResultsFile): string {
     }
   }
   return lines.join('\r\n') + '\r\n';
+}
+
+/**
+ * User-written text (requests, names, error messages) that a spreadsheet would run as a formula (=, +, -, @, tab, CR
+ * first) gets a leading apostrophe, as OWASP advises against CSV injection; numbers stay numbers.
+ */
+export function text(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
 export function csvField(value: unknown): string {

@@ -22,11 +22,12 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   if (results.gate) sections.push(gateSection(results));
   const flips = armFlips(results);
   if (flips.length) sections.push(armFlipSection(flips));
-  const scoreRuns = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ run }) => run.kind === 'score');
+  const paired = results.runs.map((run, i) => ({ run, m: metrics[i]! }));
+  const scoreRuns = paired.filter(({ run }) => run.kind === 'score');
   if (scoreRuns.length) sections.push(await scoreSection(results, scoreRuns));
-  const confused = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ m }) => m.confusion.length);
+  const confused = paired.filter(({ m }) => m.confusion.length);
   if (confused.length) sections.push(await confusionSection(confused));
-  const flaky = results.runs.map((run, i) => ({ run, m: metrics[i]! })).filter(({ m }) => m.flaky?.length);
+  const flaky = paired.filter(({ m }) => m.flaky?.length);
   if (flaky.length) sections.push(flakySection(flaky));
   if (results.tokenAudit) sections.push(await tokenSection(results));
   sections.push(failureSection(results, metrics));
@@ -175,6 +176,7 @@ function gateSection(results: ResultsFile): string {
   const reasons = gate.reasons.length
     ? `<ul class="reasons">${gate.reasons.map((r) => `<li>${e(r)}</li>`).join('')}</ul>`
     : '<p>No regression against the baseline.</p>';
+  const notes = gate.notes?.length ? `<ul class="notes">${gate.notes.map((n) => `<li>note: ${e(n)}</li>`).join('')}</ul>` : '';
   const flips = [...gate.flips].sort((a, b) => Number(a.nowCorrect) - Number(b.nowCorrect));
   const flipTable = flips.length
     ? `<h3>Requests that flipped (${flips.length})</h3><div class="scroll"><table class="flips"><thead><tr><th>selector</th><th>request</th><th>before</th><th>after</th><th>now</th></tr></thead><tbody>
@@ -184,6 +186,7 @@ ${flips.map((f) => `<tr class="${f.nowCorrect ? 'better' : 'worse'}"><td>${e(f.s
   return `<section id="gate"><h2>Gate</h2>
 <p class="verdict ${gate.passed ? 'pass' : 'fail'}">${gate.passed ? '✓ passed' : '✗ failed'}</p>
 ${reasons}
+${notes}
 ${flipTable}
 </section>`;
 }

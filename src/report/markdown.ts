@@ -7,6 +7,7 @@ import { armFlips, checkFailuresOf, intervalText, int, isQuality, passedOf, pass
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
 const MAX_TEXT = 80;
+const MAX_ID = 40;
 
 export function renderMarkdown(input: ReportInput): string {
   const { results, metrics } = input;
@@ -47,6 +48,7 @@ export function renderMarkdown(input: ReportInput): string {
     out.push(`#### Gate: ${gate.passed ? 'passed' : 'failed'}`, '');
     if (gate.reasons.length) out.push(...gate.reasons.map((r) => `- ${cell(r)}`), '');
     else out.push('No regression against the baseline.', '');
+    if (gate.notes?.length) out.push(...gate.notes.map((n) => `- note: ${cell(n)}`), '');
     out.push(...flipSection(gate.flips));
   }
   out.push(...failureSection(results, metrics));
@@ -81,7 +83,7 @@ function qualitySection(results: ResultsFile): string[] {
   if (failing.length) {
     out.push(`<details><summary>Failing cases (${failing.length})</summary>`, '', '| mode | case | why |', '|---|---|---|');
     for (const { run, d, r } of failing.slice(0, MAX_FAILURES)) {
-      out.push(`| ${cell(run.selector)} | ${cell(`${d.requestId}: ${short(r?.text ?? '')}`)} | ${cell(short(d.error ?? checkFailuresOf(d)))} |`);
+      out.push(`| ${cell(run.selector)} | ${requestCell(d.requestId, r?.text ?? '')} | ${cell(short(d.error ?? checkFailuresOf(d)))} |`);
     }
     if (failing.length > MAX_FAILURES) out.push('', `… and ${failing.length - MAX_FAILURES} more (see the HTML or CSV report).`);
     out.push('', '</details>', '');
@@ -119,7 +121,7 @@ function armFlipSection(results: ResultsFile): string[] {
   const fixed = flips.filter((f) => f.change === 'fixed').length;
   const out = [`#### Against the baseline arm: ${fixed} fixed, ${flips.length - fixed} broken`, '', '| arm | request | expected | baseline loaded | arm loaded | change |', '|---|---|---|---|---|---|'];
   for (const f of flips.slice(0, MAX_FLIPS)) {
-    out.push(`| ${cell(f.arm)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.gold))} | ${f.before === undefined ? '' : cell(skillText(f.before))} | ` +
+    out.push(`| ${cell(f.arm)} | ${requestCell(f.requestId, f.text)} | ${cell(skillText(f.gold))} | ${f.before === undefined ? '' : cell(skillText(f.before))} | ` +
       `${cell(skillText(f.after))} | ${f.change === 'fixed' ? '✅ fixed' : '❌ broken'} |`);
   }
   if (flips.length > MAX_FLIPS) out.push('', `… and ${flips.length - MAX_FLIPS} more (see the HTML or CSV report).`);
@@ -140,7 +142,7 @@ function flipSection(flips: NonNullable<ResultsFile['gate']>['flips']): string[]
   const sorted = [...flips].sort((a, b) => Number(a.nowCorrect) - Number(b.nowCorrect));
   for (const f of sorted.slice(0, MAX_FLIPS)) {
     out.push(
-      `| ${cell(f.selector)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.before))} | ${cell(skillText(f.after))} | ` +
+      `| ${cell(f.selector)} | ${requestCell(f.requestId, f.text)} | ${cell(skillText(f.before))} | ${cell(skillText(f.after))} | ` +
         `${f.nowCorrect ? '✅ right' : '❌ wrong'} |`,
     );
   }
@@ -157,7 +159,7 @@ function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): strin
       total++;
       if (rows.length >= MAX_FAILURES) continue;
       rows.push(
-        `| ${cell(run.selector)} | ${cell(`${f.requestId}: ${short(f.text)}`)} | ${cell(skillText(f.expected))} | ` +
+        `| ${cell(run.selector)} | ${requestCell(f.requestId, f.text)} | ${cell(skillText(f.expected))} | ` +
           `${cell(f.error !== undefined ? `error: ${short(f.error)}` : skillText(f.got))} | ${f.score === undefined ? '' : f.score.toFixed(3)} |`,
       );
     }
@@ -182,9 +184,14 @@ function rateCell(r: Parameters<typeof rateText>[0]): string {
   return ci ? `${rateText(r)} ${ci}` : rateText(r);
 }
 
-function short(text: string): string {
+/** `id: text`, both cut (an id can be long too), so that a row's length is bounded whatever the request set. */
+function requestCell(id: string, text: string): string {
+  return cell(`${short(id, MAX_ID)}: ${short(text)}`);
+}
+
+function short(text: string, max = MAX_TEXT): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > MAX_TEXT ? `${one.slice(0, MAX_TEXT - 1)}…` : one;
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
 /**

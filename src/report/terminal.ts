@@ -192,7 +192,7 @@ function failureSection(m: SelectorMetrics, opts: TerminalReportOptions): string
   const t = table(['request', 'text', 'expected', 'got', 'score'], opts);
   for (const f of m.failures.slice(0, max)) {
     t.push([
-      f.run ? `${f.requestId} #${f.run}` : f.requestId,
+      truncate(f.run ? `${f.requestId} #${f.run}` : f.requestId, 40), // a long id must not widen the table past the terminal
       truncate(f.text, 50),
       f.expected ?? '(none)',
       f.error !== undefined ? `error: ${truncate(f.error, 30)}` : (f.got ?? '(none)'),
@@ -207,6 +207,7 @@ function gateSection(results: ResultsFile): string {
   const gate = results.gate!;
   const lines = [`gate: ${gate.passed ? 'passed' : 'FAILED'}`];
   for (const r of gate.reasons) lines.push(`  ${r}`);
+  for (const n of gate.notes ?? []) lines.push(`  note: ${n}`);
   for (const m of gate.mcnemar ?? []) {
     lines.push(`  ${m.selector}: against the baseline, better on ${m.better}, worse on ${m.worse} requests (exact McNemar p = ${formatP(m.pValue)})`);
   }
@@ -218,7 +219,8 @@ function gateSection(results: ResultsFile): string {
   return lines.join('\n');
 }
 
-function truncate(text: string, n: number): string {
+/** One line of at most n characters (whitespace collapsed, an ellipsis when cut). */
+export function truncate(text: string, n: number): string {
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length > n ? one.slice(0, n - 1) + '…' : one;
 }

@@ -12,6 +12,7 @@ import type {
   Decision,
   EmbeddingProvider,
   EvalRequest,
+  Lane,
   Progress,
   ResultsFile,
   ScoredSkill,
@@ -19,7 +20,7 @@ import type {
   Skill,
   ThresholdInfo,
 } from '../types.js';
-import { CHAT_SELECTORS, SELECTOR_NAMES, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
+import { CHAT_SELECTORS, SELECTOR_NAMES, keepTop, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
 
 export interface EvalTriggerOptions extends ProviderOptions {
   skills?: string;
@@ -147,42 +148,53 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
     const threshold = thresholdFor('keyword', opts, rankings, requests, ctx.calibration, () => rankByKeyword(skills, ctx.calibration!));
     runs.set('keyword', scoreRun('keyword', requests, rankings, await threshold));
   }
+  // similarity and hybrid share one ranking; a failed embedding provider makes both runs errors, not a crash.
   let similarity: ScoredSkill[][] | undefined;
-  const needsSimilarity = selectors.includes('similarity') || selectors.includes('hybrid');
-  let embedder: EmbeddingProvider | undefined;
-  /** Set when the embedding provider failed (after its retries): similarity and hybrid decisions are then errors. */
-  let embeddingError: string | undefined;
-  if (needsSimilarity) {
-    embedder = await ctx.embedder();
-    try {
-      const { createSimilarityRanker } = await import('./similarity.js');
-      const ranker = await createSimilarityRanker(embedder, skills);
-      const lane = selectors.includes('similarity') ? lanes.get('similarity') : undefined;
-      similarity = await ranker.rank(requests.map((r) => r.text), { lane });
-      if (selectors.includes('similarity')) {
-        const threshold = await thresholdFor('similarity', opts, similarity, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
-        runs.set('similarity', scoreRun('similarity', requests, similarity, threshold, { provider: embedder.id, model: embedder.model }));
-      }
-    } catch (err) {
-      if (!(err instanceof ProviderError)) throw err;
-      embeddingError = `embeddings: ${err.message}`;
-      if (selectors.includes('similarity')) {
-        runs.set('similarity', { selector: 'similarity', kind: 'score', provider: embedder.id, model: embedder.model, decisions: errorDecisions(requests, 1, embeddingError) });
-      }
-      if (selectors.includes('hybrid')) {
-        runs.set('hybrid', { selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, embeddingError) });
-      }
-    }
+  if (selectors.includes('similarity') || selectors.includes('hybrid')) {
+    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'));
+    similarity = ranked.rankings;
+    for (const run of ranked.runs) runs.set(run.selector as SelectorName, run);
   }
-  if (client && selectors.includes('hybrid') && !embeddingError) {
+  if (client && selectors.includes('hybrid') && similarity) {
     const { runHybridSelector } = await import('./hybrid.js');
     chat.push(
-      runHybridSelector(client, skills, requests, similarity!, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
+      runHybridSelector(client, skills, requests, similarity, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
     );
   }
   await Promise.all(chat);
   // In the order asked for (or the default order).
   return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
+}
+
+/**
+ * The similarity ranking of every request (kept deep enough for hybrid's k) and the similarity run. When the embedding
+ * provider fails (after its retries), no ranking: the similarity and hybrid runs are then all error decisions.
+ */
+async function rankSimilarity(
+  ctx: RunContext,
+  selectors: SelectorName[],
+  opts: EvalTriggerOptions,
+  lane: Lane | undefined,
+): Promise<{ rankings?: ScoredSkill[][]; runs: SelectorRun[] }> {
+  const { skills, requests } = ctx;
+  const embedder = await ctx.embedder();
+  const source = { provider: embedder.id, model: embedder.model };
+  try {
+    const { createSimilarityRanker } = await import('./similarity.js');
+    const ranker = await createSimilarityRanker(embedder, skills);
+    // hybrid shows the model the top k: keep at least k candidates even where a large catalogue keeps 10.
+    const rankings = await ranker.rank(requests.map((r) => r.text), { lane, keep: Math.max(keepTop(skills.length), opts.k) });
+    if (!selectors.includes('similarity')) return { rankings, runs: [] };
+    const threshold = await thresholdFor('similarity', opts, rankings, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
+    return { rankings, runs: [scoreRun('similarity', requests, rankings, threshold, source)] };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    const error = `embeddings: ${err.message}`;
+    const runs: SelectorRun[] = [];
+    if (selectors.includes('similarity')) runs.push({ selector: 'similarity', kind: 'score', ...source, decisions: errorDecisions(requests, 1, error) });
+    if (selectors.includes('hybrid')) runs.push({ selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, error) });
+    return { runs };
+  }
 }
 
 function errorDecisions(requests: EvalRequest[], runs: number, error: string): Decision[] {
@@ -232,29 +244,46 @@ export interface EvalTriggerOutcome {
   cacheMisses: number;
 }
 
-/** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
-export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+interface Inputs {
+  catalogue: Catalogue;
+  skills: Skill[];
+  requests: EvalRequest[];
+  calibration?: EvalRequest[];
+  skillsPath: string;
+  requestsPath: string;
+}
+
+/** The catalogue, the requests and the --calibrate requests, checked (usable catalogue, known gold skills). */
+async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
   const skillsPath = resolveInput(opts.skills, 'skills', '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
   const requestsPath = resolveInput(opts.requests, 'requests.json', '--requests', 'the request set');
   const [{ loadCatalogue, assertUsable }, { loadRequests }] = await Promise.all([import('../catalogue.js'), import('../requests.js')]);
   const catalogue = await loadCatalogue(skillsPath);
   assertUsable(catalogue);
   const skills = selectableSkills(catalogue.skills);
-  const requests = await loadRequests(requestsPath, opts.skill ? { skill: opts.skill } : undefined);
+  const forSkill = opts.skill ? { skill: opts.skill } : undefined;
+  const requests = await loadRequests(requestsPath, forSkill);
   checkGolds(requests, skills, opts.requests ?? 'requests.json');
   if (!requests.length) throw new UserError(`${opts.requests ?? 'requests.json'}: no requests`, 'add requests to the file');
   let calibration: EvalRequest[] | undefined;
   if (opts.calibrate) {
-    const loaded: EvalRequest[] = await loadRequests(path.resolve(opts.calibrate), opts.skill ? { skill: opts.skill } : undefined);
-    checkGolds(loaded, skills, opts.calibrate);
-    calibration = loaded;
+    calibration = await loadRequests(path.resolve(opts.calibrate), forSkill);
+    checkGolds(calibration, skills, opts.calibrate);
   }
+  return { catalogue, skills, requests, calibration, skillsPath, requestsPath };
+}
 
+/** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
+export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  const inputs = await loadInputs(opts);
   const { availableChatProvider } = await import('../client.js');
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
   const availability = availableSelectors(opts.selectors, chatReachable);
   if (availability.message) deps.notice(availability.message);
+  if (opts.runs > 1 && !availability.run.some((s) => CHAT_SELECTORS.includes(s))) {
+    deps.notice(`skillbench: --runs ${opts.runs} repeats model and hybrid requests only; ${availability.run.join(', ')} decide the same every time, so each runs once`);
+  }
   if (opts.calibrate && !availability.run.some((s) => s === 'similarity' || s === 'keyword')) {
     throw new UserError('--calibrate: no score selector (similarity, keyword) runs, so there is no threshold to calibrate', 'add similarity or keyword to --selectors');
   }
@@ -262,10 +291,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const client = await import('../client.js');
   let chat: Awaited<ReturnType<typeof client.createChatClient>> | undefined;
   const ctx: RunContext = {
-    catalogue,
-    skills,
-    requests,
-    calibration,
+    ...inputs,
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
@@ -277,17 +303,31 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   } finally {
     deps.progress.stop();
   }
-
   const { auditCatalogue } = await import('../audit.js');
-  const results: ResultsFile = {
+  return {
+    results: {
+      ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
+      runs,
+      tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
+    },
+    clientSummary: chat?.summary(),
+    cacheMisses: chat?.stats?.().cacheMisses ?? 0,
+    dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
+  };
+}
+
+/** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
+function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
+  const relative = (p: string) => path.relative(process.cwd(), p) || '.';
+  return {
     schema: 'skillbench.results',
     version: 1,
     command: 'eval-trigger',
     createdAt: new Date().toISOString(),
-    skillbenchVersion: deps.skillbenchVersion,
+    skillbenchVersion: version,
     settings: {
-      skills: path.relative(process.cwd(), skillsPath) || '.',
-      requests: path.relative(process.cwd(), requestsPath),
+      skills: relative(inputs.skillsPath),
+      requests: path.relative(process.cwd(), inputs.requestsPath),
       skill: opts.skill,
       format: opts.format,
       selectors: availability.run,
@@ -305,18 +345,10 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
       thinking: opts.thinking,
     },
     catalogue: {
-      source: path.relative(process.cwd(), catalogue.source) || '.',
+      source: relative(inputs.catalogue.source),
       format: opts.format,
-      skills: skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
     },
-    requests,
-    runs,
-    tokenAudit: auditCatalogue(catalogue, opts.format),
-  };
-  return {
-    results,
-    clientSummary: chat?.summary(),
-    cacheMisses: chat?.stats?.().cacheMisses ?? 0,
-    dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
+    requests: inputs.requests,
   };
 }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import pLimit from 'p-limit';
 import { isCorrect, loaded } from '../metrics.js';
 import { renderCatalogue } from '../prompt.js';
+import { callErrorText } from '../selectors/model.js';
 import { RESULTS_SCHEMA, RESULTS_VERSION } from '../results.js';
 import type {
   Catalogue,
@@ -97,14 +98,18 @@ export async function agentTurn(
     }
     return decision;
   } catch (err) {
-    return { ...base, error: errorText(err) };
+    return { ...base, error: failedCallText(err) };
   } finally {
     if (lane) lane.done++;
   }
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** A failed call's text (an error decision, counted apart); anything else is a bug and is thrown, not counted. */
+function failedCallText(err: unknown): string {
+  const cause = err instanceof SuggestFailure ? err.cause : err;
+  const text = cause instanceof MalformedAnswer ? cause.message : callErrorText(cause);
+  if (text === null) throw cause;
+  return text;
 }
 
 /** A covered request whose outcome differs between the baseline and the suggest arm. */
@@ -142,10 +147,14 @@ export function compareArms(baseline: SelectorRun, suggest: SelectorRun, request
   return out;
 }
 
+/** What the suggester's own calls cost for one request (0 outside the suggest arm). */
+function suggesterCost(d: Decision): number {
+  return typeof d.detail?.suggesterCostUsd === 'number' ? d.detail.suggesterCostUsd : 0;
+}
+
 /** Cost of one request in one arm: the agent's turn plus, in the suggest arm, the suggester's calls. */
 export function requestCost(d: Decision): number {
-  const suggester = typeof d.detail?.suggesterCostUsd === 'number' ? d.detail.suggesterCostUsd : 0;
-  return (d.costUsd ?? 0) + suggester;
+  return (d.costUsd ?? 0) + suggesterCost(d);
 }
 
 export interface SuggestEvalInput {
@@ -214,10 +223,7 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
   });
   const baselineRun = runOf('baseline', rows.map((r) => r.baseline));
   const suggestRun = runOf('suggest', rows.map((r) => r.suggest));
-  suggestRun.extraCostUsd = suggestRun.decisions.reduce(
-    (sum, d) => sum + (typeof d.detail?.suggesterCostUsd === 'number' ? d.detail.suggesterCostUsd : 0),
-    0,
-  );
+  suggestRun.extraCostUsd = suggestRun.decisions.reduce((sum, d) => sum + suggesterCost(d), 0);
   const oracleRun = runOf('oracle', rows.map((r) => r.oracle));
   const comparison = compareArms(baselineRun, suggestRun, requests);
   markFlips(suggestRun, comparison);
@@ -279,7 +285,7 @@ async function suggestArm(
       requestId: req.id,
       run: 0,
       chosen: null,
-      error: `suggester: ${errorText(err)}`,
+      error: `suggester: ${failedCallText(err)}`,
       detail: { suggesterCostUsd: calls.reduce((s, c) => s + c.costUsd, 0), suggesterCalls: calls },
     };
   } finally {

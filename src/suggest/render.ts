@@ -1,5 +1,6 @@
 // Terminal text of `skillbench suggest`: one suggestion, the offline ranking, and the arms' extra sections (cost per
 // arm and per request, fixed and broken requests) printed after the shared terminal report.
+import { truncate } from '../report/terminal.js';
 import type { ResultsFile, ScoredSkill, SelectorMetrics } from '../types.js';
 import { requestCost, type ArmComparison } from './arms.js';
 import type { Suggestion } from './suggester.js';
@@ -78,16 +79,11 @@ export function renderArms(results: ResultsFile, metrics: SelectorMetrics[], com
   );
   const list = (label: string, flips: ArmComparison['fixed']) => {
     for (const f of flips.slice(0, max)) {
-      out.push(`  ${label} ${f.requestId}: gold ${f.gold}; baseline ${f.baseline ?? '(none)'} -> suggest ${f.suggest ?? '(none)'}  "${cut(f.text, 60)}"`);
+      out.push(`  ${label} ${f.requestId}: gold ${f.gold}; baseline ${f.baseline ?? '(none)'} -> suggest ${f.suggest ?? '(none)'}  "${truncate(f.text, 60)}"`);
     }
     if (flips.length > max) out.push(`  ... and ${flips.length - max} more ${label.trim()}`);
   };
   list('fixed ', comparison.fixed);
   list('broken', comparison.broken);
   return out.join('\n') + '\n';
-}
-
-function cut(text: string, n: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > n ? one.slice(0, n - 1) + '…' : one;
 }

@@ -227,6 +227,10 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   }
   const settings = settingsFrom(opts);
   if (opts.rankOnly) throw new UserError('--rank-only does not apply to --eval', 'drop --rank-only');
+  // Check the output names before the run, so a typo does not throw away a paid run.
+  const files = [...(opts.output ?? []), ...(typeof opts.json === 'string' ? [opts.json] : [])];
+  const { formatOf, writeOutputs } = await import('../report/index.js');
+  for (const file of files) formatOf(file);
   const { catalogue, skills } = await loadSkills(opts.skills);
   const { loadRequests } = await import('../requests.js');
   const requests = await loadRequests(opts.requests);
@@ -270,11 +274,7 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
     out(`  (the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)\n`);
     return;
   }
-  const files = [...(opts.output ?? []), ...(typeof opts.json === 'string' ? [opts.json] : [])];
-  if (files.length) {
-    const { writeOutputs } = await import('../report/index.js');
-    await writeOutputs(results, files);
-  }
+  if (files.length) await writeOutputs(results, files);
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure(clients.map((c) => c.stats()));
   if (opts.json === true) {

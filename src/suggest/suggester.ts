@@ -1,6 +1,7 @@
 // The two-stage suggester: wide (rank + gate), then narrow (fit per candidate + pick). Returns at most one skill
 // and the block for the agent's system prompt for this turn.
 import type { Lane, ScoredSkill, Skill } from '../types.js';
+import { selectableSkills } from '../selectors/index.js';
 import { relevanceBlock } from './block.js';
 import type { SuggestChat, SuggesterCall } from './llm.js';
 import { chooseWinner, narrowStage } from './narrow.js';
@@ -99,7 +100,7 @@ export async function suggestSkill(text: string, ctx: SuggesterContext, preRanke
 
 async function run(text: string, ctx: SuggesterContext, calls: SuggesterCall[], preRanked?: ScoredSkill[]): Promise<Suggestion> {
   const { chat, skills, settings, lane } = ctx;
-  const eligible = suggestable(skills);
+  const eligible = selectableSkills(skills);
   let ranking: ScoredSkill[];
   let gate: GateAnswers;
   if (settings.wide === 'similarity') {
@@ -140,7 +141,5 @@ async function run(text: string, ctx: SuggesterContext, calls: SuggesterCall[], 
   return done(winner === null ? 'nothing-fits' : 'suggested', winner, narrow.pick);
 }
 
-/** Skills the agent can load: `never` skills are hidden from the agent, so never suggested. */
-export function suggestable(skills: Skill[]): Skill[] {
-  return skills.filter((s) => s.state !== 'never');
-}
+/** Skills the agent can load: `never` skills are hidden from the agent, so never suggested (the selectors' rule). */
+export { selectableSkills as suggestable };

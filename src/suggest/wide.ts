@@ -1,6 +1,7 @@
 // Stage 1, wide: rank every skill of the catalogue for a request, and decide whether the request needs a skill at
 // all. The decision asks about action, not topic: three questions answered 0..1, their mean against a threshold.
 import type { EmbeddingProvider, JsonSchema, Lane, ScoredSkill, Skill } from '../types.js';
+import { cosine } from '../selectors/similarity.js';
 import { askJson, MalformedAnswer, unitNumber, type SuggestChat, type SuggesterCall, type SuggesterStage } from './llm.js';
 
 /** The gate questions, as asked. "prose alone" counts against a skill: the score uses 1 - its answer. */
@@ -265,14 +266,5 @@ export async function createSimilarityRanker(embedder: EmbeddingProvider, skills
   };
 }
 
-export function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
+/** The similarity selector's cosine (one definition for both). */
+export { cosine };
