@@ -7,9 +7,10 @@
 // Only successful responses are written; requests are stored as a summary, and no header or key is ever written.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { mkdirp } from './fsutil.js';
 import type { ChatRequest, ChatResponse, ProviderId } from './types.js';
 
 /** Bump when the key recipe or the entry layout changes: old entries are then simply not found (never misread). */
@@ -173,8 +174,9 @@ export class ResponseCache {
         await rename(tmp, file);
       });
     try {
+      // mkdirp, not a recursive mkdir: a --cache-dir under /proc must fail (a warning), not hang the run.
       if (!this.madeDirs.has(dir)) {
-        await mkdir(dir, { recursive: true });
+        await mkdirp(dir);
         this.madeDirs.add(dir);
       }
       try {
@@ -182,7 +184,7 @@ export class ResponseCache {
       } catch (err) {
         // The folder was removed during the run (a user clearing the cache): make it again, once.
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        await mkdir(dir, { recursive: true });
+        await mkdirp(dir);
         await write();
       }
       this.stats.writes++;
@@ -280,7 +282,7 @@ export async function writeVector(file: string, body: Record<string, unknown>): 
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await vectorIo(async () => {
-      await mkdir(path.dirname(file), { recursive: true });
+      await mkdirp(path.dirname(file));
       await writeFile(tmp, JSON.stringify(body), { flag: 'wx' });
       await rename(tmp, file);
     });

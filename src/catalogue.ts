@@ -1,11 +1,12 @@
 // Loads a skill catalogue: a folder (every SKILL.md at any depth) or a JSON list [{name, description, ...}].
 // A SKILL.md is untrusted input: its frontmatter is parsed as YAML only (gray-matter's JavaScript engine would
 // eval it), it may be binary, malformed or hostile, and each such problem is reported rather than thrown.
-import { promises as fs, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { promises as fs, existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import matter from 'gray-matter';
 import { UserError } from './errors.js';
+import { readJsonFile, readJsonText } from './jsonfile.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -391,20 +392,9 @@ export function readResourceText(skill: Skill, rel: string): string {
 
 async function readToolProfiles(root: string): Promise<Record<string, ToolDeclaration[]>> {
   const file = path.join(root, TOOL_PROFILES_FILE);
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if (errCode(err) === 'ENOENT') return {};
-    throw new UserError(`${displayPath(file)}: cannot read (${errCode(err)})`, 'check the file permissions');
-  }
+  if (!existsSync(file)) return {};
   const fix = 'write {"profiles": {"<profile>": [{"name": ..., "description": ..., "parameters": {JSON Schema}}]}}';
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${displayPath(file)}: not valid JSON (${(err as Error).message})`, fix);
-  }
+  const data = await readJsonFile(file, { shown: displayPath(file), what: 'the tool profiles', readFix: 'check the file permissions', fix });
   const profiles = (data as { profiles?: unknown } | null)?.profiles;
   if (!isPlainObject(profiles)) throw new UserError(`${displayPath(file)}: field "profiles" is missing or not an object`, fix);
   const out: Record<string, ToolDeclaration[]> = {};
@@ -426,18 +416,7 @@ async function readToolProfiles(root: string): Promise<Record<string, ToolDeclar
 // ---------------------------------------------------------------- JSON catalogues
 
 async function loadJson(file: string, shown: string): Promise<Catalogue> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    throw new UserError(`${shown}: cannot read the catalogue (${errCode(err)})`, CATALOGUE_FIX);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new UserError(`${shown}: not a folder and not valid JSON (${(err as Error).message})`, CATALOGUE_FIX);
-  }
+  const { text, data } = await readJsonText(file, { shown, what: 'the catalogue', fix: CATALOGUE_FIX, notJson: 'not a folder and not valid JSON' });
   const list = Array.isArray(data) ? data : isPlainObject(data) && Array.isArray(data.skills) ? data.skills : null;
   if (list === null) throw new UserError(`${shown}: expected a JSON list of skills [{name, description, ...}]`, CATALOGUE_FIX);
   if (list.length === 0) throw new UserError(`${shown}: the list of skills is empty`, CATALOGUE_FIX);

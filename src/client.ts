@@ -1,7 +1,7 @@
 // The chat client every command calls models through: provider + response cache + retries + concurrency + cost
 // accounting + --dry-run / --max-cost. Providers are loaded lazily on the first live call, so a --cache-only replay
 // needs no key and never imports an SDK.
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { cacheKey, embeddingFile, embeddingKey, makeEntry, readVector, ResponseCache, writeVector } from './cache.js';
 import { ProviderError, UserError } from './errors.js';
 import type { ProviderOptions } from './options.js';
@@ -76,6 +76,13 @@ export interface ChatResult {
 
 export type ClientRequest = Omit<ChatRequest, 'model'>;
 
+export interface ChatOptions {
+  /** Repeat index of the same request (--runs); 0 for the first. */
+  sample?: number;
+  /** The progress lane to count this request in. */
+  lane?: Lane;
+}
+
 export interface ClientStats {
   provider: ProviderId;
   model: string;
@@ -118,7 +125,7 @@ export interface DryRunReport {
 export interface ChatClient {
   provider: ProviderId;
   model: string;
-  chat(req: ClientRequest, o?: { sample?: number; lane?: Lane }): Promise<ChatResult>;
+  chat(req: ClientRequest, o?: ChatOptions): Promise<ChatResult>;
   /** Exact input tokens of a request where the provider has a counting API (gemini, anthropic), else null. */
   countTokens(req: ClientRequest): Promise<number | null>;
   stats(): ClientStats;
@@ -295,207 +302,339 @@ const ZERO: Usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0,
 export const ESTIMATED_OUTPUT_TOKENS = 200;
 
 export async function createChatClient(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<ChatClient> {
+  const core = clientCore(opts, tuning);
+  return {
+    provider: core.cfg.provider,
+    model: core.cfg.model,
+    chat: (req, o) => chat(core, req, o),
+    countTokens: (req) => countTokens(core, req),
+    stats: () => clientStats(core),
+    dryRunReport: () => core.dryRun.report(core.cfg, core.price),
+    summary: () => clientSummary(core),
+  };
+}
+
+/** What every call of one client shares: its settings, cache, concurrency limit, figures and calls in flight. */
+interface ClientCore {
+  opts: ProviderOptions;
+  cfg: ResolvedConfig;
+  thinking: ChatRequest['thinking'];
+  policy: RetryPolicy;
+  cache: ResponseCache;
+  /** Look answers up in the cache: unless --no-cache, and always with --cache-only or --dry-run (they never call). */
+  readsCache: boolean;
+  limit: LimitFunction;
+  /** Null when the model's list price is unknown: dollar figures are then 0 and --max-cost cannot be enforced. */
+  price: Price | null;
+  tally: ChatTally;
+  dryRun: DryRunTally;
+  budget: Budget;
+  provider: () => Promise<ChatProvider>;
+  /** Live calls not yet answered, by cache key. */
+  inFlight: Map<string, Promise<ChatResult>>;
+}
+
+function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
   const env = tuning.env ?? process.env;
   const cfg = resolveConfig(opts, env);
-  const thinking = parseThinking(opts.thinking);
-  const policy = retryPolicy(tuning, env);
-  const cache = new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) });
-  const readCache = opts.cache !== false;
-  const limit = pLimit(cfg.concurrency);
-  const price: Price | null = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
+  const price = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
+  const tally = new ChatTally();
+  return {
+    opts,
+    cfg,
+    thinking: parseThinking(opts.thinking),
+    policy: retryPolicy(tuning, env),
+    cache: new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) }),
+    readsCache: opts.cache !== false || Boolean(opts.cacheOnly || opts.dryRun),
+    limit: pLimit(cfg.concurrency),
+    price,
+    tally,
+    dryRun: new DryRunTally(),
+    budget: new Budget(opts.maxCost, tally, price),
+    provider: lazyChatProvider(cfg),
+    inFlight: new Map(),
+  };
+}
 
-  const tokens: Usage = { ...ZERO };
-  const s = { calls: 0, cacheHits: 0, cacheMisses: 0, errors: 0, retries: 0, spentUsd: 0, costUsd: 0, reservedUsd: 0, budgetExceeded: false };
-  const dry = { calls: 0, cached: 0, input: 0, output: 0, cost: 0 };
-
-  let providerPromise: Promise<ChatProvider> | null = null;
-  const provider = (): Promise<ChatProvider> => {
-    providerPromise ??= (async () => {
+/** The provider, loaded on the first live call only: a --cache-only replay needs no key and never imports an SDK. */
+function lazyChatProvider(cfg: ResolvedConfig): () => Promise<ChatProvider> {
+  let loaded: Promise<ChatProvider> | null = null;
+  return () =>
+    (loaded ??= (async () => {
       if (!cfg.apiKey) {
         // Only reachable with --cache-only/--dry-run, which never call: a bug if it happens.
         throw new UserError(`no API key for ${cfg.provider}`, `export ${KEY_VARS[cfg.provider][0]}=...`);
       }
-      const pc = { apiKey: cfg.apiKey, baseUrl: cfg.baseUrl, model: cfg.model, timeoutMs: cfg.timeoutMs };
-      return loadChatProvider(cfg.provider, pc);
-    })();
-    return providerPromise;
-  };
+      return loadChatProvider(cfg.provider, { apiKey: cfg.apiKey, baseUrl: cfg.baseUrl, model: cfg.model, timeoutMs: cfg.timeoutMs });
+    })());
+}
 
-  const costOfUsage = (u: Usage) => (price ? costAt(price, u) : 0);
-  const addTokens = (u: Usage) => {
-    tokens.inputTokens += u.inputTokens;
-    tokens.cachedInputTokens += u.cachedInputTokens;
-    tokens.cacheWriteTokens += u.cacheWriteTokens;
-    tokens.outputTokens += u.outputTokens;
-    tokens.thinkingTokens += u.thinkingTokens;
-  };
+// ---------------------------------------------------------------- one chat request
 
-  const fullRequest = (req: ClientRequest): ChatRequest => withDefaults(req, cfg.model, thinking);
-  const inFlight = new Map<string, Promise<ChatResult>>();
-
-  async function estimate(req: ChatRequest): Promise<{ input: number; output: number; cost: number }> {
-    const input = await estimateInputTokens(req);
-    const output = Math.min(req.maxOutputTokens ?? ESTIMATED_OUTPUT_TOKENS, ESTIMATED_OUTPUT_TOKENS) + (typeof req.thinking === 'number' ? req.thinking : 0);
-    const usage = { ...ZERO, inputTokens: input, outputTokens: output };
-    return { input, output, cost: costOfUsage(usage) };
+/** The cache first; then --cache-only and --dry-run stop; then the identical call in flight, or a live call. */
+async function chat(core: ClientCore, req0: ClientRequest, o: ChatOptions = {}): Promise<ChatResult> {
+  const req = withDefaults(req0, core.cfg.model, core.thinking);
+  const sample = o.sample ?? 0;
+  const key = chatCacheKey(core.cfg.provider, core.cfg.model, req, sample);
+  const t0 = performance.now();
+  if (core.readsCache) {
+    const replayed = await replayFromCache(core, key, o.lane, t0);
+    if (replayed) return replayed;
   }
+  if (core.opts.cacheOnly) {
+    core.tally.missed(o.lane);
+    throw new CacheMissError(describe(req));
+  }
+  if (core.opts.dryRun) {
+    core.dryRun.wouldCall(await estimateCall(req, core.price));
+    throw new DryRunError();
+  }
+  return callOnce(core, req, key, sample, o.lane, t0);
+}
 
-  async function chat(req0: ClientRequest, o: { sample?: number; lane?: Lane } = {}): Promise<ChatResult> {
-    const req = fullRequest(req0);
-    const sample = o.sample ?? 0;
-    const lane = o.lane;
-    const key = chatCacheKey(cfg.provider, cfg.model, req, sample);
-    const t0 = performance.now();
+/** The cached answer to `key`, or null. Its cost is the one recorded when it was paid (a loopback server's answers
+ * stay free), else its usage at today's list price. */
+async function replayFromCache(core: ClientCore, key: string, lane: Lane | undefined, t0: number): Promise<ChatResult | null> {
+  const hit = await core.cache.get(key);
+  if (!hit?.response) return null;
+  const response = hit.response;
+  const costUsd = typeof hit.costUsd === 'number' ? hit.costUsd : costOfUsage(core.price, response.usage);
+  core.tally.served(response.usage, costUsd, lane);
+  if (core.opts.dryRun) core.dryRun.cached++;
+  return { response, cached: true, costUsd, latencyMs: performance.now() - t0 };
+}
 
-    if (readCache || opts.cacheOnly || opts.dryRun) {
-      const hit = await cache.get(key);
-      if (hit?.response) {
-        const response = hit.response;
-        const costUsd = typeof hit.costUsd === 'number' ? hit.costUsd : costOfUsage(response.usage);
-        s.cacheHits++;
-        addTokens(response.usage);
-        s.costUsd += costUsd;
-        if (opts.dryRun) dry.cached++;
-        if (lane) lane.cacheHits++;
-        return { response, cached: true, costUsd, latencyMs: performance.now() - t0 };
-      }
-    }
-    if (opts.cacheOnly) {
-      s.cacheMisses++;
-      if (lane) lane.errors++;
-      throw new CacheMissError(describe(req));
-    }
-    if (opts.dryRun) {
-      const e = await estimate(req);
-      dry.calls++;
-      dry.input += e.input;
-      dry.output += e.output;
-      dry.cost += e.cost;
-      throw new DryRunError();
-    }
+/** A live call, made once for identical requests in flight at the same time (two selectors asking the same thing):
+ * the later callers share its answer and pay nothing. */
+async function callOnce(core: ClientCore, req: ChatRequest, key: string, sample: number, lane: Lane | undefined, t0: number): Promise<ChatResult> {
+  const pending = core.inFlight.get(key);
+  if (pending) return shareInFlight(core.tally, pending, lane, t0);
+  const call = callLive(core, req, key, sample, lane);
+  core.inFlight.set(key, call);
+  try {
+    return await call;
+  } finally {
+    core.inFlight.delete(key);
+  }
+}
 
-    // The same request already on its way (two selectors asking the same thing): share its answer, pay once.
-    const pending = inFlight.get(key);
-    if (pending) {
-      const r = await pending;
-      s.cacheHits++;
-      addTokens(r.response.usage);
-      s.costUsd += r.costUsd;
-      if (lane) lane.cacheHits++;
-      return { ...r, cached: true, latencyMs: performance.now() - t0 };
-    }
-    const call = live(req, key, sample, lane);
-    inFlight.set(key, call);
+/** A later caller of a call in flight: its answer counts as a cache hit. Its failure after retries (a ProviderError)
+ * is this request's failure too, so this request's lane counts it; the totals counted it once, with the call. A
+ * budget refusal is not an error for either caller. */
+async function shareInFlight(tally: ChatTally, pending: Promise<ChatResult>, lane: Lane | undefined, t0: number): Promise<ChatResult> {
+  let r: ChatResult;
+  try {
+    r = await pending;
+  } catch (err) {
+    if (err instanceof ProviderError) tally.sharedCallFailed(lane);
+    throw err;
+  }
+  tally.served(r.response.usage, r.costUsd, lane);
+  return { ...r, cached: true, latencyMs: performance.now() - t0 };
+}
+
+/** One call to the provider, within the -j limit: budget reserved, retries, the answer counted and cached. */
+function callLive(core: ClientCore, req: ChatRequest, key: string, sample: number, lane: Lane | undefined): Promise<ChatResult> {
+  return core.limit(async () => {
+    const reserved = await core.budget.reserve(req);
+    const p = await core.provider();
+    if (lane) lane.inFlight++;
+    const started = performance.now();
     try {
-      return await call;
+      const response = await withRetries(core.cfg.provider, core.policy, () => p.chat(req), () => void core.tally.retries++);
+      const costUsd = costOfUsage(core.price, response.usage);
+      core.tally.paid(response.usage, costUsd, lane);
+      // Written before the caller sees it: a run killed after this point never pays for this request again.
+      await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
+      return { response, cached: false, costUsd, latencyMs: performance.now() - started };
+    } catch (err) {
+      core.tally.failed(lane);
+      throw err;
     } finally {
-      inFlight.delete(key);
+      core.budget.release(reserved);
+      if (lane) lane.inFlight--;
+    }
+  });
+}
+
+// ---------------------------------------------------------------- token counts
+
+/** Exact input tokens from the provider's counting API, cached like answers; null without such an API, and with
+ * --cache-only or --dry-run when not cached. */
+async function countTokens(core: ClientCore, req0: ClientRequest): Promise<number | null> {
+  const { cfg, opts } = core;
+  const req = withDefaults(req0, cfg.model, core.thinking);
+  const key = cacheKey({ op: 'countTokens', provider: cfg.provider, model: cfg.model, request: req, sample: 0 });
+  if (core.readsCache) {
+    const hit = await core.cache.get(key);
+    if (hit && typeof hit.tokens === 'number') return hit.tokens;
+  }
+  if (opts.cacheOnly || opts.dryRun) return null;
+  const p = await core.provider();
+  if (!p.countTokens) return null;
+  const n = await core.limit(() => withRetries(cfg.provider, core.policy, () => p.countTokens!(req), () => void core.tally.retries++));
+  await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
+  return n;
+}
+
+// ---------------------------------------------------------------- figures
+
+const costOfUsage = (price: Price | null, u: Usage): number => (price ? costAt(price, u) : 0);
+
+function addUsage(total: Usage, u: Usage): void {
+  total.inputTokens += u.inputTokens;
+  total.cachedInputTokens += u.cachedInputTokens;
+  total.cacheWriteTokens += u.cacheWriteTokens;
+  total.outputTokens += u.outputTokens;
+  total.thinkingTokens += u.thinkingTokens;
+}
+
+/** A client's running figures, and the caller's progress lane kept in step with them: every request ends in one
+ * of these methods (or in a dry-run skip or a budget refusal, which are neither answers nor errors). */
+class ChatTally {
+  calls = 0;
+  cacheHits = 0;
+  cacheMisses = 0;
+  errors = 0;
+  retries = 0;
+  spentUsd = 0;
+  costUsd = 0;
+  readonly tokens: Usage = { ...ZERO };
+
+  /** An answer not paid for now: replayed from the cache, or shared with the identical call in flight. */
+  served(usage: Usage, costUsd: number, lane: Lane | undefined): void {
+    this.cacheHits++;
+    addUsage(this.tokens, usage);
+    this.costUsd += costUsd;
+    if (lane) lane.cacheHits++;
+  }
+
+  /** A live call that succeeded. */
+  paid(usage: Usage, costUsd: number, lane: Lane | undefined): void {
+    this.calls++;
+    this.spentUsd += costUsd;
+    this.costUsd += costUsd;
+    addUsage(this.tokens, usage);
+    if (lane) {
+      lane.inputTokens += usage.inputTokens;
+      lane.outputTokens += usage.outputTokens + usage.thinkingTokens;
+      lane.costUsd += costUsd;
     }
   }
 
-  function live(req: ChatRequest, key: string, sample: number, lane: Lane | undefined): Promise<ChatResult> {
-    return limit(async () => {
-      // Budget: refuse when what is spent, what is in flight and this call could pass the limit.
-      let reserved = 0;
-      if (opts.maxCost !== undefined) {
-        if (s.budgetExceeded) throw new BudgetExceededError(opts.maxCost, s.spentUsd);
-        reserved = price ? (await estimate(req)).cost : 0;
-        if (s.spentUsd + s.reservedUsd + reserved > opts.maxCost) {
-          s.budgetExceeded = true;
-          throw new BudgetExceededError(opts.maxCost, s.spentUsd);
-        }
-        s.reservedUsd += reserved;
-      }
-      const p = await provider();
-      if (lane) lane.inFlight++;
-      const started = performance.now();
-      try {
-        const response = await withRetries(cfg.provider, policy, () => p.chat(req), () => {
-          s.retries++;
-        });
-        const costUsd = costOfUsage(response.usage);
-        s.calls++;
-        s.spentUsd += costUsd;
-        s.costUsd += costUsd;
-        addTokens(response.usage);
-        if (lane) {
-          lane.inputTokens += response.usage.inputTokens;
-          lane.outputTokens += response.usage.outputTokens + response.usage.thinkingTokens;
-          lane.costUsd += costUsd;
-        }
-        // Written before the caller sees it: a run killed after this point never pays for this request again.
-        await cache.put(makeEntry(key, 'chat', cfg.provider, req, sample, { response, costUsd }));
-        return { response, cached: false, costUsd, latencyMs: performance.now() - started };
-      } catch (err) {
-        s.errors++;
-        if (lane) lane.errors++;
-        throw err;
-      } finally {
-        s.reservedUsd -= reserved;
-        if (lane) lane.inFlight--;
-      }
-    });
+  /** A live call that failed after its retries. */
+  failed(lane: Lane | undefined): void {
+    this.errors++;
+    if (lane) lane.errors++;
   }
 
-  async function countTokens(req0: ClientRequest): Promise<number | null> {
-    const req = fullRequest(req0);
-    const key = cacheKey({ op: 'countTokens', provider: cfg.provider, model: cfg.model, request: req, sample: 0 });
-    if (readCache || opts.cacheOnly || opts.dryRun) {
-      const hit = await cache.get(key);
-      if (hit && typeof hit.tokens === 'number') return hit.tokens;
+  /** The identical call this request waited for failed: counted in the totals once already, by failed(). */
+  sharedCallFailed(lane: Lane | undefined): void {
+    if (lane) lane.errors++;
+  }
+
+  /** --cache-only and not in the cache: an error for the lane, a miss (not an error) in the totals. */
+  missed(lane: Lane | undefined): void {
+    this.cacheMisses++;
+    if (lane) lane.errors++;
+  }
+}
+
+/** --max-cost: a live call is refused when what is spent, what the calls in flight may cost and its own estimate
+ * could pass the limit. After the first refusal every live call is refused (cached answers are still served). */
+class Budget {
+  exceeded = false;
+  private reservedUsd = 0;
+
+  constructor(
+    private readonly maxCostUsd: number | undefined,
+    private readonly tally: ChatTally,
+    private readonly price: Price | null,
+  ) {}
+
+  /** Reserves the call's estimated cost or throws BudgetExceededError; returns what to release when the call ends.
+   * With no list price the estimate is 0: the limit cannot be enforced (the summary says so). */
+  async reserve(req: ChatRequest): Promise<number> {
+    if (this.maxCostUsd === undefined) return 0;
+    if (this.exceeded) throw new BudgetExceededError(this.maxCostUsd, this.tally.spentUsd);
+    const cost = this.price ? (await estimateCall(req, this.price)).cost : 0;
+    if (this.tally.spentUsd + this.reservedUsd + cost > this.maxCostUsd) {
+      this.exceeded = true;
+      throw new BudgetExceededError(this.maxCostUsd, this.tally.spentUsd);
     }
-    if (opts.cacheOnly || opts.dryRun) return null;
-    const p = await provider();
-    if (!p.countTokens) return null;
-    const n = await limit(() => withRetries(cfg.provider, policy, () => p.countTokens!(req), () => void s.retries++));
-    await cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
-    return n;
+    this.reservedUsd += cost;
+    return cost;
   }
 
-  function stats(): ClientStats {
+  release(reservedUsd: number): void {
+    this.reservedUsd -= reservedUsd;
+  }
+}
+
+interface CallEstimate {
+  input: number;
+  output: number;
+  cost: number;
+}
+
+/** Offline estimate of a call: input counted, output assumed (see ESTIMATED_OUTPUT_TOKENS) plus any thinking budget. */
+async function estimateCall(req: ChatRequest, price: Price | null): Promise<CallEstimate> {
+  const input = await estimateInputTokens(req);
+  const output = Math.min(req.maxOutputTokens ?? ESTIMATED_OUTPUT_TOKENS, ESTIMATED_OUTPUT_TOKENS) + (typeof req.thinking === 'number' ? req.thinking : 0);
+  return { input, output, cost: costOfUsage(price, { ...ZERO, inputTokens: input, outputTokens: output }) };
+}
+
+/** --dry-run: the calls that would be made, estimated, and the requests the cache answers. */
+class DryRunTally {
+  calls = 0;
+  cached = 0;
+  private input = 0;
+  private output = 0;
+  private costUsd = 0;
+
+  wouldCall(e: CallEstimate): void {
+    this.calls++;
+    this.input += e.input;
+    this.output += e.output;
+    this.costUsd += e.cost;
+  }
+
+  report(cfg: ResolvedConfig, price: Price | null): DryRunReport {
     return {
       provider: cfg.provider,
       model: cfg.model,
-      calls: s.calls,
-      cacheHits: s.cacheHits,
-      cacheMisses: s.cacheMisses,
-      errors: s.errors,
-      retries: s.retries,
-      tokens: { ...tokens },
-      spentUsd: s.spentUsd,
-      costUsd: s.costUsd,
-      priceKnown: price !== null,
-      corruptCacheEntries: cache.stats.corrupt,
-      cacheWarnings: [...cache.stats.warnings],
-      budgetExceeded: s.budgetExceeded,
-    };
-  }
-
-  function dryRunReport(): DryRunReport {
-    return {
-      provider: cfg.provider,
-      model: cfg.model,
-      calls: dry.calls,
-      cached: dry.cached,
-      estimatedInputTokens: dry.input,
-      estimatedOutputTokens: dry.output,
-      estimatedCostUsd: price ? dry.cost : null,
+      calls: this.calls,
+      cached: this.cached,
+      estimatedInputTokens: this.input,
+      estimatedOutputTokens: this.output,
+      estimatedCostUsd: price ? this.costUsd : null,
       method: `input counted offline with the o200k tokenizer (an estimate for non-OpenAI models); output assumed ${ESTIMATED_OUTPUT_TOKENS} tokens per call; list prices of ${cfg.model}`,
     };
   }
+}
 
+function clientStats({ cfg, tally, cache, price, budget }: ClientCore): ClientStats {
   return {
     provider: cfg.provider,
     model: cfg.model,
-    chat,
-    countTokens,
-    stats,
-    dryRunReport,
-    summary: () => {
-      const text = formatStats(stats());
-      return opts.maxCost !== undefined && !price ? `${text}\n--max-cost was not enforced: no list price for ${cfg.model}` : text;
-    },
+    calls: tally.calls,
+    cacheHits: tally.cacheHits,
+    cacheMisses: tally.cacheMisses,
+    errors: tally.errors,
+    retries: tally.retries,
+    tokens: { ...tally.tokens },
+    spentUsd: tally.spentUsd,
+    costUsd: tally.costUsd,
+    priceKnown: price !== null,
+    corruptCacheEntries: cache.stats.corrupt,
+    cacheWarnings: [...cache.stats.warnings],
+    budgetExceeded: budget.exceeded,
   };
+}
+
+function clientSummary(core: ClientCore): string {
+  const text = formatStats(clientStats(core));
+  return core.opts.maxCost !== undefined && !core.price ? `${text}\n--max-cost was not enforced: no list price for ${core.cfg.model}` : text;
 }
 
 /**

@@ -1,9 +1,9 @@
 // eval-quality: a set of requests whose answers are checked (required facts, regexes, forbidden content, and
 // optionally a model judge against a rubric), each run through the agent loop in progressive and load-all mode,
 // so answer quality and token cost of the two modes are compared on the same requests.
-import { readFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import { UserError } from './errors.js';
+import { readJsonFile } from './jsonfile.js';
 import { runAgent, type AgentClient, type AgentRun, type HarnessMode } from './harness.js';
 import { wilson } from './metrics.js';
 import type { SandboxOptions } from './sandbox.js';
@@ -42,18 +42,11 @@ export interface JudgeVerdict {
 // ---------------------------------------------------------------- cases
 
 export async function loadQualityCases(path: string): Promise<QualityCase[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UserError(`${path}: cannot read the quality cases (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass --cases FILE, a JSON list of {id, request, skill, checks}');
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${path}: not valid JSON (${(err as Error).message})`, 'write a JSON list of {id, request, skill, checks: {contains, regex, forbidden}}');
-  }
+  const data = await readJsonFile(path, {
+    what: 'the quality cases',
+    readFix: 'pass --cases FILE, a JSON list of {id, request, skill, checks}',
+    fix: 'write a JSON list of {id, request, skill, checks: {contains, regex, forbidden}}',
+  });
   return parseQualityCases(data, path);
 }
 
@@ -316,39 +309,6 @@ export function summarise(modes: HarnessMode[], outcomes: CaseOutcome[], judged:
   const p = summaries.find((s) => s.mode === 'progressive')?.inputTokensPerRequest;
   const l = summaries.find((s) => s.mode === 'load-all')?.inputTokensPerRequest;
   return { modes: summaries, tokenRatio: p != null && l ? p / l : null, judged };
-}
-
-// ---------------------------------------------------------------- terminal output
-
-export async function renderQualityReport(summary: QualitySummary, outcomes: CaseOutcome[], opts: { color?: boolean } = {}): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const { rateCell } = await import('./report/terminal.js');
-  const num = (x: number | null, d = 0) => (x === null ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
-  const head = ['mode', 'pass rate [95% CI] k/n', 'input tokens / request', 'calls / request', 'output tokens / request', 'no answer', 'cost'];
-  if (summary.judged) head.push('judge mean (n)');
-  const table = new Table({
-    head,
-    colAligns: head.map((_, i) => (i < 2 ? 'left' : 'right')),
-    style: opts.color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
-  });
-  for (const m of summary.modes) {
-    const row = [m.mode, rateCell(m.pass), num(m.inputTokensPerRequest), num(m.callsPerRequest, 1), num(m.outputTokensPerRequest), String(m.errors), `$${m.costUsd.toFixed(4)}`];
-    if (summary.judged) row.push(m.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : '-');
-    table.push(row);
-  }
-  const out = ['Answer quality and cost per mode', table.toString()];
-  if (summary.tokenRatio !== null) {
-    out.push(`progressive / load-all input tokens per request: ${summary.tokenRatio.toFixed(2)} (load-all costs ${(1 / summary.tokenRatio).toFixed(1)}x as much per request)`);
-  }
-  const failed = outcomes.filter((o) => !o.passed);
-  if (failed.length) {
-    out.push('', 'Failed cases');
-    for (const o of failed) {
-      const judge = o.judge ? ('score' in o.judge ? `; judge ${o.judge.score.toFixed(2)}: ${o.judge.reason}` : `; judge error: ${o.judge.error}`) : '';
-      out.push(`  ${o.mode.padEnd(12)} ${o.case.id}: ${[...o.check.failures].join('; ') || 'checks passed'}${judge}`);
-    }
-  }
-  return out.join('\n') + '\n';
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

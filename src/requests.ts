@@ -1,8 +1,8 @@
 // Request sets: which skill each request must load (or none). Two formats:
 //   own / MetaTool: [{id?, text, gold: name | null, kind?}]   (id defaults to r1, r2, ... by position)
 //   skill-creator:  [{query, should_trigger}] about one skill, named with opts.skill (--skill)
-import { promises as fs } from 'node:fs';
 import { UserError } from './errors.js';
+import { readJsonFile } from './jsonfile.js';
 import type { Catalogue, EvalRequest, RequestKind } from './types.js';
 
 export const REQUEST_KINDS: readonly RequestKind[] = ['positive', 'near-miss', 'off-topic'];
@@ -11,18 +11,7 @@ const OWN_FIX = 'write a JSON list [{"id": "r1", "text": "...", "gold": "skill-n
 const SKILL_CREATOR_FIX = 'write a JSON list [{"query": "...", "should_trigger": true}] and name the skill with --skill';
 
 export async function loadRequests(file: string, opts: { skill?: string } = {}): Promise<EvalRequest[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    throw new UserError(`${file}: cannot read the request set (${(err as { code?: string }).code ?? String(err)})`, 'give the path of a JSON request file');
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`, OWN_FIX);
-  }
+  const data = await readJsonFile(file, { what: 'the request set', readFix: 'give the path of a JSON request file', fix: OWN_FIX });
   const list = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.requests) ? data.requests : null;
   if (list === null) throw new UserError(`${file}: expected a JSON list of requests`, OWN_FIX);
   if (list.length === 0) throw new UserError(`${file}: the request list is empty`, OWN_FIX);

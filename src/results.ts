@@ -1,9 +1,10 @@
 // The versioned results file: every decision with its scores and usage, enough to recompute every figure and to
 // serve as a baseline. Reading validates schema, version and field types; a bad file is a UserError naming the
 // file and the field.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UserError } from './errors.js';
+import { writeOutputFile } from './fsutil.js';
+import { readJsonFile } from './jsonfile.js';
 import type { ResultsFile } from './types.js';
 
 export const RESULTS_SCHEMA = 'skillbench.results';
@@ -11,25 +12,16 @@ export const RESULTS_VERSION = 1;
 const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality'];
 
 export async function writeResults(path: string, results: ResultsFile): Promise<void> {
-  const file = resolve(path);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify(results, null, 2) + '\n');
+  await writeOutputFile(path, JSON.stringify(results, null, 2) + '\n');
 }
 
 export async function readResults(path: string): Promise<ResultsFile> {
-  let text: string;
-  try {
-    text = await readFile(resolve(path), 'utf8');
-  } catch (err) {
-    throw new UserError(`${path}: cannot read the results file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-      'pass the path of a file written by --json or -o FILE.json');
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${path}: not valid JSON (${(err as Error).message})`, 'pass a results file written by skillbench --json');
-  }
+  const data = await readJsonFile(resolve(path), {
+    shown: path,
+    what: 'the results file',
+    readFix: 'pass the path of a file written by --json or -o FILE.json',
+    fix: 'pass a results file written by skillbench --json',
+  });
   return validateResults(data, path);
 }
 

@@ -1,6 +1,7 @@
-// Runs a skill's script isolated: in a throwaway copy of the skill folder, without network, with a timeout and
-// capped output. bwrap where it works (read-only system, private /tmp, only the copy writable), else `unshare`
-// (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
+// Runs a skill's script isolated: in a throwaway copy of the skill folder, without network, with a timeout, capped
+// output and resource limits (processes, file size, memory: setrlimit through prlimit, see ResourceLimits). bwrap
+// where it works (read-only system, private /tmp, only the copy writable, both size-limited tmpfs with bwrap >= 0.8),
+// else `unshare` (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { cp, lchown, lstat, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
@@ -29,6 +30,13 @@ export interface SandboxOptions {
   unsafeNoSandbox?: boolean;
   /** Force a mechanism instead of detecting one (tests; 'none' still requires unsafeNoSandbox). */
   kind?: SandboxKind;
+  /** Processes and threads the script may have at once (RLIMIT_NPROC). Default 256. */
+  maxProcs?: number;
+  /** Largest file the script may write, in MiB (RLIMIT_FSIZE); under bwrap >= 0.8 also what it may add to its copy, and
+   *  to /tmp (each a tmpfs of that much room). Default 64. */
+  maxFileMb?: number;
+  /** Memory per process, in MiB (RLIMIT_DATA: heap and private writable mappings). Default 1024. */
+  maxMemoryMb?: number;
 }
 
 export interface ScriptResult {
@@ -46,6 +54,10 @@ export interface ScriptResult {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
+export const DEFAULT_MAX_PROCS = 256;
+export const DEFAULT_MAX_FILE_MB = 64;
+export const DEFAULT_MAX_MEMORY_MB = 1024;
+const MIB = 1024 * 1024;
 /** Where the copy of the skill folder appears inside the bwrap sandbox (and the script's working directory). */
 export const SANDBOX_SKILL_DIR = '/skill';
 
@@ -164,6 +176,7 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
   const interpreter = resolveInterpreter(family);
   if (!interpreter) throw new UserError(`cannot run "${rel}": ${family} is not installed`);
 
+  const limits = limitsOf(options);
   const kind = await chooseKind(options);
   const work = await mkdtemp(join(tmpdir(), 'skillbench-run-'));
   try {
@@ -172,7 +185,7 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
     const copyReal = await realpath(copy);
     const real = await realpath(join(copy, rel)).catch(() => null);
     if (!real || !isInside(real, copyReal) || !(await stat(real)).isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
-    const { cmd, cmdArgs, cwd, env, uid } = await sandboxCommand(kind, work, copy, [interpreter, rel, ...args]);
+    const { cmd, cmdArgs, cwd, env, uid } = await sandboxCommand(kind, work, copy, [interpreter, rel, ...args], limits);
     const result = await spawnCapped(cmd, cmdArgs, {
       cwd,
       env,
@@ -195,22 +208,112 @@ interface Command {
   uid?: number;
 }
 
-/** The command line that runs argv under the sandbox `kind`, the copy at `copy` inside the throwaway folder `work`. */
-async function sandboxCommand(kind: SandboxKind, work: string, copy: string, argv: string[]): Promise<Command> {
+/**
+ * Resource limits, set with setrlimit (util-linux `prlimit`, run inside the sandbox right before the interpreter, so
+ * that they bind the script and all its descendants, which cannot raise them: soft and hard are both set).
+ * procs: RLIMIT_NPROC counts the tasks (processes and threads) of the script's user: the kernel does not enforce it for
+ * root (CAP_SYS_RESOURCE), one more reason scripts run as nobody. Under bwrap as nobody it counts the sandbox's own
+ * user namespace, so concurrent scripts do not share it; under unshare as root (nobody, no user namespace) it counts
+ * every process of nobody on the host. fileBytes: RLIMIT_FSIZE (a write past it fails with EFBIG, or SIGXFSZ ends
+ * a process that does not ignore it). memoryBytes: RLIMIT_DATA, not RLIMIT_AS: node reserves far more address space
+ * than it uses (a wasm memory alone reserves gigabytes), and RLIMIT_DATA only counts writable private mappings.
+ */
+interface ResourceLimits {
+  procs: number;
+  fileBytes: number;
+  memoryBytes: number;
+}
+
+function limitsOf(o: SandboxOptions): ResourceLimits {
+  const positive = (v: number | undefined, fallback: number, name: string) => {
+    const n = v ?? fallback;
+    if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} must be a positive integer (got ${v})`);
+    return n;
+  };
+  return {
+    procs: positive(o.maxProcs, DEFAULT_MAX_PROCS, 'the script process limit'),
+    fileBytes: positive(o.maxFileMb, DEFAULT_MAX_FILE_MB, 'the script file size limit (MiB)') * MIB,
+    memoryBytes: positive(o.maxMemoryMb, DEFAULT_MAX_MEMORY_MB, 'the script memory limit (MiB)') * MIB,
+  };
+}
+
+/** `prlimit --nproc=.. --fsize=.. --data=.. --`: the command prefix that applies the limits (soft = hard). */
+function prlimitPrefix(l: ResourceLimits): string[] {
+  const prlimit = findExecutable('prlimit');
+  if (!prlimit) throw new UserError('cannot run skill scripts: prlimit is not installed, so their resources cannot be limited', 'install util-linux (apt-get install util-linux)');
+  return [prlimit, `--nproc=${l.procs}`, `--fsize=${l.fileBytes}`, `--data=${l.memoryBytes}`, '--'];
+}
+
+/** Where the prepared copy is bound read-only inside bwrap, to be copied into the size-limited /skill tmpfs. */
+export const SANDBOX_SOURCE_DIR = '/.skillbench-copy';
+
+/**
+ * The command line that runs argv under the sandbox `kind`, the copy at `copy` inside the throwaway folder `work`, with
+ * the resource limits `limits` (none for kind 'none': no isolation, no limits; RLIMIT_NPROC there would count all the
+ * processes of the user running skillbench).
+ */
+async function sandboxCommand(kind: SandboxKind, work: string, copy: string, argv: string[], limits: ResourceLimits): Promise<Command> {
   if (kind === 'bwrap') {
     const runAs = await bwrapRunAs();
     if (!runAs) throw new UserError('cannot run skill scripts: bwrap does not work here', 'install bubblewrap, or let skillbench detect another sandbox');
-    // Run as nobody: the copy (and the folder holding it) must be theirs to write.
+    const limited = [...prlimitPrefix(limits), ...argv];
+    // Run as nobody: the copy (and the folder holding it) must be theirs to read (and, without tmpfs, to write).
     if (runAs.uid !== undefined) await chownTree(work, runAs.uid);
-    return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!]), ...argv], cwd: work, env: {}, uid: runAs.uid };
+    const sh = findExecutable('sh');
+    const cpPath = findExecutable('cp');
+    if ((await bwrapHasSize()) && sh && cpPath) {
+      // The script's copy and /tmp live on tmpfs mounts of a fixed size: the copy's own bytes plus fileBytes, and
+      // fileBytes. Nothing the script writes reaches the host disk, and it cannot write more than that in total.
+      const tmpfs = { skillBytes: (await treeBytes(copy)) + limits.fileBytes + MIB, tmpBytes: limits.fileBytes };
+      // cp as $0 and the command as "$@": passed on as they are, never parsed by the shell.
+      const fill = [sh, '-c', `"$0" -a ${SANDBOX_SOURCE_DIR}/. ${SANDBOX_SKILL_DIR}/ && exec "$@"`, cpPath];
+      return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!], tmpfs), ...fill, ...limited], cwd: work, env: {}, uid: runAs.uid };
+    }
+    return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!]), ...limited], cwd: work, env: {}, uid: runAs.uid };
   }
   if (kind === 'unshare') {
     const uargs = await unshareArgs();
     if (!uargs) throw new UserError('cannot run skill scripts: unshare cannot create a network namespace here', 'install bubblewrap');
     if (uargs.includes('--setuid')) await chownTree(work, NOBODY);
-    return { cmd: findExecutable('unshare')!, cmdArgs: [...uargs, ...argv], cwd: copy, env: sandboxEnv(copy) };
+    return { cmd: findExecutable('unshare')!, cmdArgs: [...uargs, ...prlimitPrefix(limits), ...argv], cwd: copy, env: sandboxEnv(copy) };
   }
   return { cmd: argv[0]!, cmdArgs: argv.slice(1), cwd: copy, env: sandboxEnv(copy) };
+}
+
+let bwrapSize: Promise<boolean> | undefined;
+
+/** Whether bwrap knows `--size` (a size for the next --tmpfs): bubblewrap 0.8.0 and later. Probed once. */
+function bwrapHasSize(): Promise<boolean> {
+  bwrapSize ??= new Promise((resolve) => {
+    const bwrap = findExecutable('bwrap');
+    if (!bwrap) return resolve(false);
+    const child = spawn(bwrap, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', () => resolve(false));
+    child.on('close', () => resolve(versionAtLeast(out, [0, 8, 0])));
+  });
+  return bwrapSize;
+}
+
+/** `bubblewrap 0.8.0` >= [0, 8, 0]. */
+export function versionAtLeast(text: string, min: number[]): boolean {
+  const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (!m) return false;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i]! > min[i]!;
+  return true;
+}
+
+/** Room a folder takes on a tmpfs: each entry rounded up to whole 4 KiB pages, plus one page for its inode. */
+async function treeBytes(dir: string): Promise<number> {
+  let total = 4096;
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += await treeBytes(p);
+    else total += 4096 + Math.ceil((await lstat(p)).size / 4096) * 4096;
+  }
+  return total;
 }
 
 async function chooseKind(options: SandboxOptions): Promise<SandboxKind> {
@@ -268,8 +371,12 @@ function sandboxEnv(home: string): NodeJS.ProcessEnv {
   return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8', SKILL_DIR: home };
 }
 
-/** The bwrap command line up to (not including) the command to run. `extra`: executables whose install prefix must be visible. */
-function bwrapArgs(copy: string, extra: string[]): string[] {
+/**
+ * The bwrap command line up to (not including) the command to run. `extra`: executables whose install prefix must be
+ * visible. `tmpfs`: /skill and /tmp as tmpfs mounts of these sizes, the copy bound read-only at SANDBOX_SOURCE_DIR
+ * (the command must fill /skill from it); without it, the copy is bound read-write at /skill and /tmp has no size.
+ */
+function bwrapArgs(copy: string, extra: string[], tmpfs?: { skillBytes: number; tmpBytes: number }): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session'];
   const bound = new Set<string>();
   for (const dir of ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
@@ -289,8 +396,14 @@ function bwrapArgs(copy: string, extra: string[]): string[] {
       bound.add(prefix);
     }
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  args.push('--bind', copy, SANDBOX_SKILL_DIR, '--chdir', SANDBOX_SKILL_DIR);
+  args.push('--proc', '/proc', '--dev', '/dev');
+  if (tmpfs) {
+    args.push('--size', String(tmpfs.tmpBytes), '--tmpfs', '/tmp');
+    args.push('--ro-bind', copy, SANDBOX_SOURCE_DIR, '--size', String(tmpfs.skillBytes), '--tmpfs', SANDBOX_SKILL_DIR);
+  } else {
+    args.push('--tmpfs', '/tmp', '--bind', copy, SANDBOX_SKILL_DIR);
+  }
+  args.push('--chdir', SANDBOX_SKILL_DIR);
   args.push('--clearenv');
   for (const [k, v] of Object.entries(sandboxEnv(SANDBOX_SKILL_DIR))) args.push('--setenv', k, v!);
   args.push('--setenv', 'TMPDIR', '/tmp', '--');

@@ -2,13 +2,14 @@
 // Child processes run the real client (transpiled from src/ into a temp folder inside the project, so node_modules
 // resolve) against the wire server of this process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheKey, canonicalJson, parseEntry, ResponseCache } from '../src/cache.js';
+import { cacheKey, canonicalJson, embeddingFile, parseEntry, readVector, ResponseCache, writeVector } from '../src/cache.js';
 import { createChatClient, type ClientRequest } from '../src/client.js';
 import { openai, startWireServer, type WireServer } from './support/wire-server.js';
 
@@ -27,7 +28,7 @@ async function tempDir(): Promise<string> {
 /** Transpiles the client and what it imports (no type check: tsc does that) into a folder under the project. */
 async function buildClient(): Promise<string> {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-cache-test-${process.pid}`);
-  const files = ['client.ts', 'cache.ts', 'errors.ts', 'options.ts', 'types.ts'];
+  const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts'];
   for (const f of await readdir(path.join(root, 'src', 'providers'))) if (f.endsWith('.ts')) files.push(`providers/${f}`);
   for (const f of files) {
     const src = await readFile(path.join(root, 'src', f), 'utf8');
@@ -242,6 +243,18 @@ describe('cache folder trouble', () => {
     expect(r.response.text).toBe('ok');
     expect(b.stats().cacheWarnings.length).toBeGreaterThan(0);
     expect(b.summary()).toMatch(/cache warnings/);
+  });
+
+  // Node's recursive mkdir never returns under /proc: the cache must answer with a warning, not hang the run.
+  it.skipIf(!existsSync('/proc/self'))('a cache folder that cannot be made (under /proc) is a warning, not a hang', async () => {
+    server.setHandlers({ openai: async () => openai.text('ok') });
+    const cacheDir = '/proc/skillbench-no-such/cache';
+    const c = await createChatClient({ provider: 'openai', baseUrl: server.baseUrl('openai'), cacheDir, cache: true }, { env: ENV });
+    expect((await c.chat(req('cache under proc'))).response.text).toBe('ok');
+    expect(c.stats().cacheWarnings).toEqual([expect.stringMatching(/^cache: cannot write \/proc\/skillbench-no-such\/cache\/.*ENOENT/)]);
+    const file = embeddingFile(cacheDir, 'use', 'm', 'k');
+    await writeVector(file, { vector: [1] }); // a vector that cannot be written is only recomputed next time
+    expect(await readVector(file)).toBeNull();
   });
 });
 

@@ -1,14 +1,14 @@
 // The foundation commands end to end: validate, init, tokens, through main() and through the built launcher.
-import { describe, expect, it, beforeAll, afterAll, afterEach, vi } from 'vitest';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { main } from '../src/cli.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { renderCatalogue, renderLoadAll, renderSkillContent } from '../src/prompt.js';
 import { startWireServer, anthropic, gemini, type WireServer } from './support/wire-server.js';
+import { runCli } from './support/cli.js';
 import type { Skill } from '../src/types.js';
 
 const root = path.resolve(__dirname, '..');
@@ -21,31 +21,12 @@ beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'skillbench-cli-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-afterEach(() => {
-  process.exitCode = undefined; // validate sets it; main() reads it
-  vi.restoreAllMocks();
-});
-
-/** Runs the CLI in-process from the working tree (cwd = repository root) and captures its output. */
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => (out.push(String(s)), true));
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (err.push(String(s)), true));
-  const cwd = process.cwd();
-  process.chdir(root);
-  try {
-    const code = await main(['node', 'skillbench', ...args]);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.chdir(cwd);
-    stdout.mockRestore();
-    stderr.mockRestore();
-    process.exitCode = undefined;
-  }
+/** Runs the CLI in-process from the repository root; out/err are its lines joined with '\n' (no final newline). */
+async function runWith(env: Record<string, string | undefined>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCli(args, { cwd: root, env });
+  return { code: r.code, out: r.stdout.replace(/\n$/, ''), err: r.stderr.replace(/\n$/, '') };
 }
+const run = (...args: string[]) => runWith({}, ...args);
 
 const noStackTrace = (s: string) => expect(s).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
 
@@ -210,27 +191,21 @@ describe('skillbench tokens', () => {
     afterAll(() => server.close());
 
     it('labels the audit exact and derives each figure from the API counts', async () => {
-      const saved = process.env.ANTHROPIC_API_KEY;
-      process.env.ANTHROPIC_API_KEY = 'test-key';
-      try {
-        const r = await run(
-          'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'anthropic',
-          '--base-url', server.baseUrl('anthropic'), '--cache-dir', path.join(tmp, 'cache'),
-        );
-        expect(r.err).toBe('');
-        expect(r.code).toBe(0);
-        const a = JSON.parse(r.out);
-        const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
-        expect(a.exact).toBe(true);
-        expect(a.tokenizer).toMatch(/^anthropic count-tokens API \(.+\)$/);
-        expect(a.level1).toBe(renderCatalogue(cat.skills, 'xml').length);
-        expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
-        expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
-        expect(server.requests.every((q) => q.method === 'count_tokens')).toBe(true);
-      } finally {
-        if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
-        else process.env.ANTHROPIC_API_KEY = saved;
-      }
+      const r = await runWith(
+        { ANTHROPIC_API_KEY: 'test-key' },
+        'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'anthropic',
+        '--base-url', server.baseUrl('anthropic'), '--cache-dir', path.join(tmp, 'cache'),
+      );
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const a = JSON.parse(r.out);
+      const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
+      expect(a.exact).toBe(true);
+      expect(a.tokenizer).toMatch(/^anthropic count-tokens API \(.+\)$/);
+      expect(a.level1).toBe(renderCatalogue(cat.skills, 'xml').length);
+      expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
+      expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
+      expect(server.requests.every((q) => q.method === 'count_tokens')).toBe(true);
     });
   });
 });
@@ -240,10 +215,9 @@ describe('tokens --provider: a refused key is one line, exit 2', () => {
     const server = await startWireServer({
       anthropic: () => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }),
     });
-    const saved = process.env.ANTHROPIC_API_KEY;
-    process.env.ANTHROPIC_API_KEY = 'wrong-key';
     try {
-      const r = await run(
+      const r = await runWith(
+        { ANTHROPIC_API_KEY: 'wrong-key' },
         'tokens', '--skills', 'fixtures/valid/categorised', '--provider', 'anthropic',
         '--base-url', server.baseUrl('anthropic'), '--cache-dir', path.join(tmp, 'cache-401'),
       );
@@ -253,8 +227,6 @@ describe('tokens --provider: a refused key is one line, exit 2', () => {
       noStackTrace(r.err);
       expect(server.requests).toHaveLength(1); // not retried, and nothing counted after the first refusal
     } finally {
-      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
-      else process.env.ANTHROPIC_API_KEY = saved;
       await server.close();
     }
   });
@@ -277,38 +249,32 @@ describe('tokens --provider gemini (exact counts through the REST countTokens me
   afterAll(() => server.close());
 
   it('labels the audit exact and derives each figure from the API counts', async () => {
-    const saved = process.env.GEMINI_API_KEY;
-    process.env.GEMINI_API_KEY = 'test-key';
-    try {
-      const r = await run(
-        'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown',
-        '--base-url', server.baseUrl('gemini'), '--cache-dir', path.join(tmp, 'cache-gemini'),
-      );
-      expect(r.err).toBe('');
-      expect(r.code).toBe(0);
-      const a = JSON.parse(r.out);
-      const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
-      expect(a).toMatchObject({ exact: true, format: 'markdown', tokenizer: expect.stringMatching(/^gemini count-tokens API/) });
-      expect(a.level1).toBe(renderCatalogue(cat.skills, 'markdown').length);
-      expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
-      expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
+    const r = await runWith(
+      { GEMINI_API_KEY: 'test-key' },
+      'tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown',
+      '--base-url', server.baseUrl('gemini'), '--cache-dir', path.join(tmp, 'cache-gemini'),
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const a = JSON.parse(r.out);
+    const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
+    expect(a).toMatchObject({ exact: true, format: 'markdown', tokenizer: expect.stringMatching(/^gemini count-tokens API/) });
+    expect(a.level1).toBe(renderCatalogue(cat.skills, 'markdown').length);
+    expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
+    expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
 
-      // Replay: no key, no call, the same figures; a cache that lacks the counts says so in one line.
-      delete process.env.GEMINI_API_KEY;
-      const calls = server.requests.length;
-      const args = ['tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown', '--cache-only'];
-      const replay = await run(...args, '--cache-dir', path.join(tmp, 'cache-gemini'));
-      expect(replay.code).toBe(0);
-      expect(JSON.parse(replay.out)).toEqual(a);
-      expect(server.requests.length).toBe(calls);
-      const empty = await run(...args, '--cache-dir', path.join(tmp, 'cache-empty'));
-      expect(empty.code).toBe(2);
-      expect(empty.err).toMatch(/gemini \(.+\): a token count is not in the cache \(--cache-only\)\n\s+fix: run once without --cache-only/);
-      noStackTrace(empty.err);
-    } finally {
-      if (saved === undefined) delete process.env.GEMINI_API_KEY;
-      else process.env.GEMINI_API_KEY = saved;
-    }
+    // Replay: no key, no call, the same figures; a cache that lacks the counts says so in one line.
+    const noKey = { GEMINI_API_KEY: undefined };
+    const calls = server.requests.length;
+    const args = ['tokens', '--skills', 'fixtures/valid/categorised', '--json', '--provider', 'gemini', '--format', 'markdown', '--cache-only'];
+    const replay = await runWith(noKey, ...args, '--cache-dir', path.join(tmp, 'cache-gemini'));
+    expect(replay.code).toBe(0);
+    expect(JSON.parse(replay.out)).toEqual(a);
+    expect(server.requests.length).toBe(calls);
+    const empty = await runWith(noKey, ...args, '--cache-dir', path.join(tmp, 'cache-empty'));
+    expect(empty.code).toBe(2);
+    expect(empty.err).toMatch(/gemini \(.+\): a token count is not in the cache \(--cache-only\)\n\s+fix: run once without --cache-only/);
+    noStackTrace(empty.err);
   });
 });
 

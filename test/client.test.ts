@@ -262,6 +262,23 @@ describe('cache modes', () => {
     expect(c.stats()).toMatchObject({ calls: 2, cacheHits: 1 });
   });
 
+  it('a shared call in flight that fails is an error in every waiting lane, and one error in the totals', async () => {
+    server.setHandlers({ openai: async () => fault.delay(50, fault.status(400, { body: { error: { message: 'bad request: twin' } } })) });
+    const c = await client('openai');
+    const lane = (name: string): Lane => ({ name, total: 1, done: 0, inFlight: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, errors: 0 });
+    const [first, second] = [lane('first'), lane('second')];
+    const before = hitsOf('openai');
+    const rs = await Promise.allSettled([c.chat(req('failing twin'), { lane: first }), c.chat(req('failing twin'), { lane: second })]);
+    expect(hitsOf('openai') - before).toBe(1);
+    for (const r of rs) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ProviderError);
+    }
+    expect(first).toMatchObject({ errors: 1, cacheHits: 0, inFlight: 0 });
+    expect(second).toMatchObject({ errors: 1, cacheHits: 0, inFlight: 0 });
+    expect(c.stats()).toMatchObject({ calls: 0, cacheHits: 0, errors: 1 });
+  });
+
   it('--no-cache always calls and still writes; --cache-only replays with no key and counts misses', async () => {
     server.setHandlers({ anthropic: script(ok.anthropic) });
     const cacheDir = await tempDir();

@@ -1,10 +1,10 @@
 // `skillbench e2e` through the CLI entry point, the real Gemini and Anthropic SDKs and the local wire server.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anthropic, gemini, startWireServer, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
-import { main } from '../src/cli.js';
+import { runCli } from './support/cli.js';
 import { bwrapWorks, unshareWorks } from '../src/sandbox.js';
 
 const EXPENSE = 'expense-report-checker';
@@ -39,7 +39,6 @@ function model(api: 'gemini' | 'anthropic') {
 
 let server: WireServer;
 let dir: string;
-const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   server = await startWireServer({});
@@ -49,22 +48,13 @@ afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
-  process.env = { ...savedEnv };
-  vi.restoreAllMocks();
-});
 
-/** Runs the CLI, returning its exit code and what it printed. */
+const KEYS = ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL'];
+
+/** Runs `skillbench e2e` with no provider key or base URL but `env`; stdout/stderr are its lines joined with '\n'. */
 async function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  for (const k of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL']) delete process.env[k];
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const code = await main(['node', 'skillbench', 'e2e', ...args]);
-  vi.restoreAllMocks();
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  const r = await runCli(['e2e', ...args], { env: { ...Object.fromEntries(KEYS.map((k) => [k, undefined])), ...env } });
+  return { code: r.code, stdout: r.stdout.replace(/\n$/, ''), stderr: r.stderr.replace(/\n$/, '') };
 }
 
 describe.skipIf(!canSandbox)('e2e: the demo expense case (skipped: no sandbox for the script)', () => {

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { main } from '../src/cli.js';
 import { readResults } from '../src/results.js';
 import { computeMetrics } from '../src/metrics.js';
 import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
+import { runCli } from './support/cli.js';
 
 for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
   delete process.env[v];
@@ -53,30 +53,12 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs the CLI in process and captures what it prints. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
-  // vitest routes console.* around process.stdout/stderr: capture them too.
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => void (out += a.join(' ') + '\n');
-  console.error = (...a: unknown[]) => void (err += a.join(' ') + '\n');
-  let code: number;
-  try {
-    code = await main(['node', 'skillbench', 'eval-trigger', '--no-progress', '--cache-dir', file('cache'), ...args]);
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-    console.log = log;
-    console.error = error;
-    process.exitCode = undefined;
-  }
-  return { code, out, err };
+/** Runs `skillbench eval-trigger` (no progress, this file's cache) in process from `cwd`; out/err are what it printed. */
+async function cliIn(cwd: string | undefined, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCli(['eval-trigger', '--no-progress', '--cache-dir', file('cache'), ...args], { cwd });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
+const cli = (...args: string[]) => cliIn(undefined, ...args);
 
 const base = () => ['--skills', file('catalogue.json'), '--requests', file('requests.json')];
 
@@ -189,16 +171,10 @@ describe('bad input', () => {
   it('asks for --skills when there is no skills/ folder here', async () => {
     const empty = file('empty');
     await mkdir(empty, { recursive: true });
-    const cwd = process.cwd();
-    process.chdir(empty);
-    try {
-      const r = await cli('--selectors', 'keyword');
-      expect(r.code).toBe(2);
-      expect(r.err).toMatch(/no skills in .*empty/);
-      expect(r.err).toMatch(/pass --skills PATH/);
-    } finally {
-      process.chdir(cwd);
-    }
+    const r = await cliIn(empty, '--selectors', 'keyword');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/no skills in .*empty/);
+    expect(r.err).toMatch(/pass --skills PATH/);
   });
   it('names an unknown selector and a gold skill missing from the catalogue', async () => {
     const r = await cli(...base(), '--selectors', 'keyword,magic');

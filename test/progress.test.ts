@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProgress } from '../src/progress.js';
-import { main } from '../src/cli.js';
+import { runCli, type CliRun } from './support/cli.js';
 
 // Records whether ink was ever imported: the plain mode must not load anything that needs a terminal.
 const loaded = vi.hoisted(() => ({ ink: 0 }));
@@ -111,24 +111,16 @@ describe('a real run whose stderr is not a terminal (a CI log)', () => {
   it('eval-trigger writes readable progress lines: no escape codes, one lane per line, each lane finished', async () => {
     const root = join(import.meta.dirname, '..');
     const dir = await mkdtemp(join(tmpdir(), 'skillbench-progress-'));
-    const err: string[] = [];
-    const spyErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
-    const spyOut = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const spyLog = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`));
-    let code: number;
+    let r: CliRun;
     try {
       expect(process.stderr.isTTY).toBeFalsy();
-      code = await main(['node', 'skillbench', 'eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
+      r = await runCli(['eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
         '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'cache'), '--json', join(dir, 'r.json')]);
     } finally {
-      spyErr.mockRestore();
-      spyOut.mockRestore();
-      spyLog.mockRestore();
-      process.exitCode = undefined;
       await rm(dir, { recursive: true, force: true });
     }
-    expect(code).toBe(0);
-    const log = err.join('');
+    expect(r.code).toBe(0);
+    const log = r.stderr;
     expect(log).not.toMatch(/\u001b|\r/);
     const laneLines = log.split('\n').filter((l) => l.startsWith('['));
     const shape = /^\[(similarity|keyword|explicit)\] \d+\/\d+ \(\d+%\)( in flight \d+)? cache [\d,]+ errors \d+ tokens [\d,]+ \$\d+\.\d{4} (eta \S+|done|stopped)$/;

@@ -125,7 +125,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, command = 'eval-quality') {
   for (const k of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL']) delete process.env[k];
   Object.assign(process.env, env);
   const out: string[] = [];
@@ -133,7 +133,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => (out.push(String(s)), true));
   vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ') + '\n'));
   vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const code = await main(['node', 'skillbench', 'eval-quality', ...args]);
+  const code = await main(['node', 'skillbench', command, ...args]);
   vi.restoreAllMocks();
   return { code, stdout: out.join(''), stderr: err.join('\n') };
 }
@@ -172,6 +172,8 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
       expect(p!.inputTokensPerRequest).toBe(perMode(false));
       expect(l!.inputTokensPerRequest).toBe(perMode(true));
       expect(p!.callsPerRequest).toBe(2.5);
+      // 7 output tokens a call: (3 + 2) calls / 2 cases.
+      expect(p!.outputTokensPerRequest).toBe(17.5);
       expect(l!.callsPerRequest).toBe(1.5);
       expect(q.tokenRatio).toBeCloseTo(perMode(false) / perMode(true), 10);
       expect(p!.judge).toEqual({ n: 1, mean: 0.9 });
@@ -181,9 +183,15 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
       expect(dec.chosen).toBe('leave-balance-calculator');
       expect(dec.detail).toMatchObject({ passed: false, failures: ['no match for /10[.,]33/'] });
 
-      expect(stdout).toMatch(/progressive\s+│\s+50\.0% \[9\.5-90\.5\] 1\/2/);
+      expect(stdout).toMatch(/progressive\s+│\s+50\.0% \(1\/2\) \[9\.5–90\.5\]/);
+      expect(stdout).toMatch(new RegExp(`│ progressive │ [^│]+│\\s+0 │\\s+${p!.inputTokensPerRequest!.toLocaleString('en-US', { maximumFractionDigits: 0 })} │\\s+2\\.5 │\\s+18 │ [^│]+│\\s+0\\.90 \\(1\\) │`));
       expect(stdout).toContain(`progressive / load-all input tokens per request: ${(perMode(false) / perMode(true)).toFixed(2)}`);
       expect(stdout).toMatch(/leave: no match for \/10\[\.,\]33\//);
+
+      // `skillbench report` on the results file prints the same tables: one renderer, from the file alone.
+      const report = await cli([json], {}, 'report');
+      expect(report.code).toBe(0);
+      expect(report.stdout).toBe(stdout);
     });
   }
 

@@ -1,7 +1,7 @@
 // The HTML report opened in headless Chromium (Debian's /usr/bin/chromium through playwright-core; no browser
 // download): no console error, no network request but the file itself, the figures in the page equal
 // computeMetrics, and the failure filter works. Skipped, with a message, where Chromium is not installed.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { computeMetrics } from '../src/metrics.js';
 import { compareToBaseline } from '../src/gate.js';
 import { readResults } from '../src/results.js';
 import { renderOutput, writeOutputs } from '../src/report/index.js';
-import { main } from '../src/cli.js';
+import { runCli } from './support/cli.js';
 import type { ResultsFile } from '../src/types.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -156,19 +156,8 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     const root = join(import.meta.dirname, '..');
     const html = join(dir, 'real', 'report.html');
     const json = join(dir, 'real', 'results.json');
-    const spies = [
-      vi.spyOn(process.stdout, 'write').mockImplementation(() => true),
-      vi.spyOn(process.stderr, 'write').mockImplementation(() => true),
-      vi.spyOn(console, 'error').mockImplementation(() => {}),
-    ];
-    let code: number;
-    try {
-      code = await main(['node', 'skillbench', 'eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
-        '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'real', 'cache'), '--no-progress', '-o', json, '-o', html]);
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-      process.exitCode = undefined;
-    }
+    const { code } = await runCli(['eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
+      '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'real', 'cache'), '--no-progress', '-o', json, '-o', html]);
     expect(code).toBe(0);
     const results = await readResults(json);
     const { page, url, problems, requests } = await openFile(html);

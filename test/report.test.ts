@@ -334,6 +334,40 @@ describe('eval-quality results: every format gives the same pass rates', () => {
   });
 });
 
+describe('eval-quality results with --judge: every format shows the judge', () => {
+  it('the judge mean per mode, and the judge verdict of a failed case beside the checks it failed', async () => {
+    const r = await readResults(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
+    r.settings = { ...r.settings, judge: true, judgeThreshold: 0.7 };
+    r.quality!.judged = true;
+    r.quality!.modes[0]!.judge = { n: 2, mean: 0.55 };
+    r.quality!.modes[1]!.judge = { n: 1, mean: 0.9 };
+    const q1 = r.runs[0]!.decisions.find((d) => d.requestId === 'q1')!;
+    // Checks passed, the judge did not: failed on the judge alone.
+    q1.detail = { ...q1.detail, passed: false, judge: { score: 0.2, reason: 'omits the weekend rule' } };
+    const q2 = r.runs[1]!.decisions.find((d) => d.requestId === 'q2')!;
+    q2.detail = { ...q2.detail, judge: { error: 'judge answer is not JSON' } };
+
+    const { renderQualityTerminal } = await import('../src/report/quality.js');
+    const terminal = renderQualityTerminal(r);
+    expect(terminal).toMatch(/judge mean \(n\) │/);
+    expect(terminal).toMatch(/│ progressive │ 25\.0% \(1\/4\) .* │\s+0\.55 \(2\) │/);
+    expect(terminal).toMatch(/│ load-all .* │\s+0\.90 \(1\) │/);
+    expect(terminal).toContain('Failing cases (4):');
+    expect(terminal).toContain('progressive  q1: checks passed; judge 0.20: omits the weekend rule');
+    expect(terminal).toContain('load-all     q2: missing "37.50"; no match for /P[12]/; judge error: judge answer is not JSON');
+
+    const md = await renderOutput(r, '.md');
+    expect(md).toContain('| judge mean (n) |');
+    expect(md).toMatch(/\| progressive \| 25\.0% \(1\/4\) .* \| 0\.55 \(2\) \|/);
+    expect(md).toContain('| checks passed; judge 0.20: omits the weekend rule |');
+    const html = await renderOutput(r, '.html');
+    expect(html).toContain('<td class="num">0.55 (2)</td>');
+    expect(html).toContain('checks passed; judge 0.20: omits the weekend rule');
+    const junit = await renderOutput(r, '.xml');
+    expect(junit).toContain('message="checks passed; judge 0.20: omits the weekend rule" type="quality-check"');
+  });
+});
+
 describe('HTML report content', () => {
   it('is self-contained: no external script, style, image or font; charts are inline SVG', async () => {
     const html = await renderOutput(demo, '.html');
@@ -595,8 +629,14 @@ describe('skillbench report', () => {
   it('prints pass rates, not load rates, for an eval-quality results file', async () => {
     const { code, stdout } = await cli(join(import.meta.dirname, '..', 'fixtures', 'results', 'quality-results.json'));
     expect(code).toBe(0);
-    expect(stdout).toMatch(/│ progressive │ 50\.0% \(2\/4\) \[15\.0–85\.0\] │\s+1 │\s+4,200 │\s+5\.0 │ \$0\.0160 │/);
-    expect(stdout).toContain('failing cases (3):');
+    // mode, pass rate (k/n) [95% CI], no answer, input tokens / request, calls / request, output tokens / request, cost
+    expect(stdout).toMatch(/│ progressive │ 50\.0% \(2\/4\) \[15\.0–85\.0\]\s+│\s+1 │\s+4,200 │\s+5\.0 │\s+120 │ \$0\.0160 │/);
+    expect(stdout).toMatch(/│ load-all\s+│ 75\.0% \(3\/4\) \[30\.1–95\.4\]\s+│\s+0 │\s+15,100 │\s+3\.0 │\s+120 │ \$0\.0600 │/);
+    expect(stdout).toContain('progressive / load-all input tokens per request: 0.28 (load-all costs 3.6x as much per request)');
+    expect(stdout).toContain('Failing cases (3):');
+    expect(stdout).toContain('progressive  q3: missing "37.50"; no match for /P[12]/');
+    expect(stdout).toContain('progressive  q4: no answer: anthropic: HTTP 529 overloaded');
+    expect(stdout).toContain('load-all     q2: missing "37.50"; no match for /P[12]/');
     expect(stdout).not.toContain('wrong load');
   });
 

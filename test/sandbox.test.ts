@@ -1,15 +1,18 @@
 // The script sandbox keeps each promise: no network, no write outside the throwaway copy, the original folder
-// untouched, a timeout that kills the whole process group, capped output, argv never through a shell.
+// untouched, a timeout that kills the whole process group, capped output, argv never through a shell, and resource
+// limits (processes, file size and room to write, memory) that hold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { bwrapWorks, detectSandbox, findExecutable, runScript, unshareWorks, type SandboxKind } from '../src/sandbox.js';
+import { bwrapWorks, detectSandbox, findExecutable, runScript, unshareWorks, versionAtLeast, type SandboxKind } from '../src/sandbox.js';
 import { UserError } from '../src/errors.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'harness', 'catalogue', 'hostile');
+const EXPENSE = join(import.meta.dirname, '..', 'skills', 'expense-report-checker');
 // Skipped only when bwrap is not installed: an installed bwrap that cannot run makes these tests fail, as it should.
 const hasBwrap = findExecutable('bwrap') !== null;
 const hasUnshare = await unshareWorks();
@@ -118,6 +121,15 @@ describe('sandbox: without isolation (the control that shows the tests can fail)
     } finally {
       for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL'); // no sandbox: nothing else can end it
     }
+  });
+
+  it('an unsandboxed script (no limits) gets all 400 children, writes 200 MB and allocates 400 MB: the controls for the limits', async () => {
+    const marker = `skillbench-forkbomb-${randomUUID()}`;
+    const none = { kind: 'none' as SandboxKind, unsafeNoSandbox: true, maxProcs: 16, maxFileMb: 8, maxMemoryMb: 64 };
+    expect(await runScript(skill, 'scripts/forkbomb.mjs', ['400', marker], none)).toMatchObject({ exitCode: 0, stdout: 'started 400\n' });
+    expect(await gone(marker)).toEqual([]);
+    expect((await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin'], none)).stdout).toBe('big.bin 200\n');
+    expect((await runScript(skill, 'scripts/memory.py', ['400'], none)).stdout).toBe('allocated 400\n');
   });
 
   it('refuses to run without a sandbox unless unsafeNoSandbox is set', async () => {
@@ -255,6 +267,63 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed; apt
     expect(r).toMatchObject({ exitCode: 3, stdout: 'to stdout\n', stderr: 'to stderr\n', timedOut: false, truncated: false, sandbox: 'bwrap' });
   });
 
+  it('a fork bomb stops at the default process limit (256), ends with a clear result, and the host stays fine', async () => {
+    const marker = `skillbench-forkbomb-${randomUUID()}`;
+    const r = await runScript(skill, 'scripts/forkbomb.mjs', ['400', marker], { ...bw, timeoutMs: 20_000 });
+    expect(r).toMatchObject({ exitCode: 1, timedOut: false });
+    const got = Number(/^stopped after (\d+): EAGAIN\n$/.exec(r.stdout)?.[1]);
+    expect(got).toBeGreaterThan(100); // node's own threads count too
+    expect(got).toBeLessThan(256);
+    expect(await gone(marker)).toEqual([]);
+    expect(spawnSync('true').status).toBe(0); // the host can still start processes
+    const low = await runScript(skill, 'scripts/forkbomb.mjs', ['400', marker], { ...bw, maxProcs: 32 });
+    expect(low.stdout).toMatch(/^stopped after ([1-9]|[12]\d): EAGAIN\n$/);
+  });
+
+  it('concurrent scripts do not share the process limit (each counts in its own user namespace)', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => runScript(skill, 'scripts/forkbomb.mjs', ['400', `skillbench-forkbomb-${randomUUID()}`], { ...bw, maxProcs: 64 })));
+    const counts = runs.map((r) => Number(/^stopped after (\d+): EAGAIN\n$/.exec(r.stdout)?.[1]));
+    expect(counts[0]).toBeGreaterThan(32);
+    expect(new Set(counts).size).toBe(1);
+  });
+
+  it('a 200 MB file fails at the file cap (64 MiB by default), in the copy and in /tmp', async () => {
+    const r = await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin', '/tmp/big.bin'], bw);
+    expect(r).toMatchObject({ exitCode: 1, stdout: 'big.bin 64 EFBIG\n/tmp/big.bin 64 EFBIG\n' });
+    const small = await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin'], { ...bw, maxFileMb: 8 });
+    expect(small.stdout).toBe('big.bin 8 EFBIG\n');
+  });
+
+  it('many files below the cap cannot fill more than the cap either: the copy and /tmp are size-limited tmpfs', async () => {
+    for (const dir of ['.', '/tmp']) {
+      const files = ['a', 'b', 'c'].map((f) => `${dir}/${f}.bin`);
+      const r = await runScript(skill, 'scripts/fill.mjs', ['6', ...files], { ...bw, maxFileMb: 10 });
+      expect(r.exitCode).toBe(1);
+      const [a, b, c] = r.stdout.trim().split('\n');
+      expect(a).toBe(`${files[0]} 6`);
+      expect(b).toMatch(new RegExp(`^${files[1]} [3-5] ENOSPC$`));
+      expect(c).toBe(`${files[2]} 0 ENOSPC`);
+    }
+  });
+
+  it('memory is capped per process (RLIMIT_DATA) for python and node; the default leaves room for ordinary work', async () => {
+    const py = await runScript(skill, 'scripts/memory.py', ['400'], { ...bw, maxMemoryMb: 128 });
+    expect(py.exitCode).toBe(1);
+    expect(Number(/^MemoryError after (\d+)\n$/.exec(py.stdout)?.[1])).toBeLessThan(128);
+    const node = await runScript(skill, 'scripts/memory.mjs', ['400'], { ...bw, maxMemoryMb: 128 });
+    expect(node.exitCode === 0).toBe(false); // V8 aborts: out of memory
+    expect(node.stdout).toBe('');
+    expect((await runScript(skill, 'scripts/memory.py', ['400'], bw)).stdout).toBe('allocated 400\n');
+    expect((await runScript(skill, 'scripts/memory.mjs', ['400'], bw)).stdout).toBe('allocated 400\n');
+    expect((await runScript(skill, 'scripts/worker.mjs', [], bw)).stdout).toBe('pong 65 MiB\n');
+  });
+
+  it('the demo script runs under the default limits', async () => {
+    const r = await runScript(EXPENSE, 'scripts/check_expenses.mjs', ['assets/sample-expenses.csv'], bw);
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, truncated: false });
+    expect(r.stdout.length).toBeGreaterThan(0);
+  });
+
   it('leaves the original folder byte-identical after every run above', () => {
     expect(folderHash(skill)).toBe(hashBefore);
   });
@@ -300,6 +369,21 @@ describe.skipIf(!hasUnshare)('sandbox: unshare fallback (skipped: unshare cannot
     expect(folderHash(skill)).toBe(hashBefore);
   });
 
+  it('a fork bomb stops at the process limit', async () => {
+    const marker = `skillbench-forkbomb-${randomUUID()}`;
+    const r = await runScript(skill, 'scripts/forkbomb.mjs', ['400', marker], { ...un, maxProcs: 64 });
+    expect(r).toMatchObject({ exitCode: 1, timedOut: false });
+    expect(r.stdout).toMatch(/^stopped after [1-5]?\d: EAGAIN\n$/);
+    expect(await gone(marker)).toEqual([]);
+  });
+
+  it('a 200 MB file fails at the file cap, and memory is capped', async () => {
+    const r = await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin'], { ...un, maxFileMb: 16 });
+    expect(r).toMatchObject({ exitCode: 1, stdout: 'big.bin 16 EFBIG\n' });
+    const py = await runScript(skill, 'scripts/memory.py', ['400'], { ...un, maxMemoryMb: 128 });
+    expect(py.stdout).toMatch(/^MemoryError after \d+\n$/);
+  });
+
   it('kills an endless loop at the timeout', async () => {
     const marker = `skillbench-loop-${randomUUID()}`;
     const r = await runScript(skill, 'scripts/loop.mjs', [marker], { ...un, timeoutMs: 1000 });
@@ -317,6 +401,20 @@ describe('sandbox: script paths', () => {
     ['scripts/a\0.mjs'],
   ])('refuses %j', async (p) => {
     await expect(runScript(skill, p, [], { kind: 'none', unsafeNoSandbox: true })).rejects.toThrow(UserError);
+  });
+
+  it('refuses a resource limit that is not a positive integer', async () => {
+    for (const bad of [{ maxProcs: 0 }, { maxFileMb: -1 }, { maxMemoryMb: 1.5 }]) {
+      await expect(runScript(skill, 'scripts/exit3.mjs', [], { ...(hasBwrap ? { kind: 'bwrap' as SandboxKind } : { kind: 'none' as SandboxKind, unsafeNoSandbox: true }), ...bad })).rejects.toThrow(/positive integer/);
+    }
+  });
+
+  it('reads the bwrap version that decides whether the copy gets a size-limited tmpfs (--size, bubblewrap 0.8.0)', () => {
+    expect(versionAtLeast('bubblewrap 0.8.0\n', [0, 8, 0])).toBe(true);
+    expect(versionAtLeast('bubblewrap 0.11.1', [0, 8, 0])).toBe(true);
+    expect(versionAtLeast('bubblewrap 1.0', [0, 8, 0])).toBe(true);
+    expect(versionAtLeast('bubblewrap 0.6.2', [0, 8, 0])).toBe(false);
+    expect(versionAtLeast('bwrap: unknown option', [0, 8, 0])).toBe(false);
   });
 
   it('refuses an unsupported extension and a missing script', async () => {

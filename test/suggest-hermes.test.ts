@@ -5,26 +5,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../src/cli.js';
+import { runCli } from './support/cli.js';
 
 const HERMES = resolve('../shared/data/hermes');
 const present = existsSync(join(HERMES, 'roster.json'));
 if (!present) console.warn(`suggest-hermes: ${HERMES} is absent; skipping the large-catalogue tests`);
 
+/** Runs the CLI in process; out/err are what it printed. */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const w1 = vi.spyOn(process.stdout, 'write').mockImplementation((c: unknown) => ((out += String(c)), true));
-  const w2 = vi.spyOn(process.stderr, 'write').mockImplementation((c: unknown) => ((err += String(c)), true));
-  const e1 = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void (err += a.map(String).join(' ') + '\n'));
-  try {
-    return { code: await main(['node', 'skillbench', ...args]), out, err };
-  } finally {
-    w1.mockRestore();
-    w2.mockRestore();
-    e1.mockRestore();
-    process.exitCode = undefined;
-  }
+  const r = await runCli(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe.skipIf(!present)('suggest on Hermes (177 skills) without a key', () => {

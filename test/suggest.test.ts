@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../src/cli.js';
+import { runCli } from './support/cli.js';
 import { computeMetrics } from '../src/metrics.js';
 import { priceOf } from '../src/providers/pricing.js';
 import type { ResultsFile } from '../src/types.js';
@@ -160,36 +160,10 @@ function fakeModel(seen: Seen[], broken = new Set<string>()) {
   };
 }
 
-interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[]): Promise<CliRun> {
-  let out = '';
-  let err = '';
-  const w1 = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-    out += String(chunk);
-    return true;
-  });
-  const w2 = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
-    err += String(chunk);
-    return true;
-  });
-  const e1 = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
-    err += a.map(String).join(' ') + '\n';
-  });
-  process.exitCode = undefined;
-  try {
-    const code = await main(['node', 'skillbench', ...args]);
-    return { code, out, err };
-  } finally {
-    w1.mockRestore();
-    w2.mockRestore();
-    e1.mockRestore();
-    process.exitCode = undefined;
-  }
+/** Runs the CLI in process; out/err are what it printed. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const r = await runCli(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 let server: WireServer;

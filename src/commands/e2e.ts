@@ -15,6 +15,9 @@ interface Options extends ProviderOptions {
   maxTurns: number;
   scriptTimeout: number;
   maxScriptOutput: number;
+  scriptMaxProcs: number;
+  scriptMaxFileMb: number;
+  scriptMaxMemoryMb: number;
   unsafeNoSandbox?: boolean;
   json?: string;
 }
@@ -39,6 +42,9 @@ export function register(program: Command): void {
     .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
     .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
     .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
+    .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
+    .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
+    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
     .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)')
     .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
   addProviderOptions(cmd);
@@ -82,7 +88,14 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
       mode,
       format: opts.format,
       maxTurns: opts.maxTurns,
-      sandbox: { timeoutMs: opts.scriptTimeout * 1000, maxOutputBytes: opts.maxScriptOutput, unsafeNoSandbox: opts.unsafeNoSandbox },
+      sandbox: {
+        timeoutMs: opts.scriptTimeout * 1000,
+        maxOutputBytes: opts.maxScriptOutput,
+        unsafeNoSandbox: opts.unsafeNoSandbox,
+        maxProcs: opts.scriptMaxProcs,
+        maxFileMb: opts.scriptMaxFileMb,
+        maxMemoryMb: opts.scriptMaxMemoryMb,
+      },
     });
     runs.push(r);
     console.log(harness.formatTrace(r));
@@ -122,14 +135,8 @@ async function readScenario(requestArg: string | undefined, file: string | undef
     }
     return { request: requestArg };
   }
-  const { readFile } = await import('node:fs/promises');
-  let data: unknown;
-  try {
-    data = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new UserError(`${file}: ${e.code ? `cannot read the scenario (${e.code})` : `not valid JSON (${e.message})`}`, 'write {"request": "...", "skill": "...", "mode": "both"}');
-  }
+  const { readJsonFile } = await import('../jsonfile.js');
+  const data = await readJsonFile(file, { what: 'the scenario', fix: 'write {"request": "...", "skill": "...", "mode": "both"}' });
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UserError(`${file}: the scenario must be a JSON object`, 'write {"request": "...", "skill"?: "...", "mode"?: "both"}');
   const s = data as Record<string, unknown>;
   if (typeof s.request !== 'string' || s.request.trim() === '') throw new UserError(`${file}: field "request" is missing or not a non-empty string`, 'give the user request as text');

@@ -18,6 +18,9 @@ interface Options extends ProviderOptions, OutputOptions {
   minPassRate?: number;
   scriptTimeout: number;
   maxScriptOutput: number;
+  scriptMaxProcs: number;
+  scriptMaxFileMb: number;
+  scriptMaxMemoryMb: number;
   unsafeNoSandbox?: boolean;
 }
 
@@ -35,6 +38,9 @@ export function register(program: Command): void {
     .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate)
     .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
     .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
+    .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
+    .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
+    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
     .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)');
   addProviderOptions(cmd);
   addOutputOptions(cmd);
@@ -52,15 +58,17 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun, cacheMissFailure }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }] = await Promise.all([
-    import('../quality.js'),
-    import('../catalogue.js'),
-    import('../client.js'),
-    import('../sandbox.js'),
-    import('../progress.js'),
-    import('../results.js'),
-    import('../report/index.js'),
-  ]);
+  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun, cacheMissFailure }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }, { renderQualityTerminal }] =
+    await Promise.all([
+      import('../quality.js'),
+      import('../catalogue.js'),
+      import('../client.js'),
+      import('../sandbox.js'),
+      import('../progress.js'),
+      import('../results.js'),
+      import('../report/index.js'),
+      import('../report/quality.js'),
+    ]);
   if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
   const cases = await quality.loadQualityCases(opts.cases);
   const catalogue = await loadCatalogue(opts.skills);
@@ -82,7 +90,14 @@ async function run(opts: Options, version: string): Promise<void> {
       modes: [...modes],
       format: opts.format,
       maxTurns: opts.maxTurns,
-      sandbox: { timeoutMs: opts.scriptTimeout * 1000, maxOutputBytes: opts.maxScriptOutput, unsafeNoSandbox: opts.unsafeNoSandbox },
+      sandbox: {
+        timeoutMs: opts.scriptTimeout * 1000,
+        maxOutputBytes: opts.maxScriptOutput,
+        unsafeNoSandbox: opts.unsafeNoSandbox,
+        maxProcs: opts.scriptMaxProcs,
+        maxFileMb: opts.scriptMaxFileMb,
+        maxMemoryMb: opts.scriptMaxMemoryMb,
+      },
       parallel: opts.concurrency,
       judge: opts.judge,
       judgeThreshold: opts.judgeThreshold,
@@ -98,8 +113,9 @@ async function run(opts: Options, version: string): Promise<void> {
     console.log(formatDryRun(client.dryRunReport()));
     return;
   }
-  const { outcomes, results } = evaluated;
-  process.stdout.write(await quality.renderQualityReport(results.quality!, outcomes, { color: Boolean(process.stdout.isTTY) }));
+  const { results } = evaluated;
+  // The same renderer as `skillbench report FILE`, from the results file alone: the two print the same tables.
+  process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
   console.error(client.summary());
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) await writeOutputs(results, opts.output);

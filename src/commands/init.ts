@@ -54,26 +54,16 @@ TODO: what the answer looks like (a template can live in \`assets/\`).
 `;
 }
 
-/** mkdir -p, one level at a time: Node's recursive mkdir never returns under /proc (it loops on ENOENT). */
+/** mkdir -p that answers under /proc too (see fsutil's mkdirp); every failure is one line naming --dir. */
 async function makeCatalogueDir(dir: string): Promise<void> {
-  const fs = await import('node:fs/promises');
+  const { mkdirp, NotAFolderError } = await import('../fsutil.js');
   const path = await import('node:path');
-  const cannot = (err: unknown) =>
-    new UserError(`${dir}: cannot create the catalogue folder (${(err as { code?: string }).code ?? String(err)})`, 'choose another --dir');
-  const missing: string[] = [];
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    try {
-      if ((await fs.stat(d)).isDirectory()) break;
-      throw new UserError(`${d === path.resolve(dir) ? dir : d} is a file, not a folder`, 'choose another --dir');
-    } catch (err) {
-      if (err instanceof UserError) throw err;
-      if ((err as { code?: string }).code !== 'ENOENT' || path.dirname(d) === d) throw cannot(err);
-      missing.unshift(d);
-    }
+  try {
+    await mkdirp(dir);
+  } catch (err) {
+    if (err instanceof NotAFolderError) throw new UserError(`${err.path === path.resolve(dir) ? dir : err.path} is a file, not a folder`, 'choose another --dir');
+    throw new UserError(`${dir}: cannot create the catalogue folder (${(err as { code?: string }).code ?? String(err)})`, 'choose another --dir');
   }
-  for (const d of missing) await fs.mkdir(d).catch((err: { code?: string }) => {
-    if (err.code !== 'EEXIST') throw cannot(err);
-  });
 }
 
 /** Creates <dir>/<name>/ with SKILL.md and the empty sub-folders; refuses when the folder already exists. */

@@ -76,9 +76,10 @@ async function run(file: string, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
-    if (results.command === 'eval-quality' || results.quality) {
+    const { isQuality } = await import('../report/format.js');
+    if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
-      process.stdout.write(renderQualityTerminal(results));
+      process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
     } else {
       const { renderTerminalReport } = await import('../report/terminal.js');
       process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));

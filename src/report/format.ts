@@ -1,7 +1,7 @@
 // Formatting shared by the report formats, so that every format prints a figure the same way, and the per-decision
 // outcome that the row formats (CSV, JUnit) show. Outcomes use metrics.ts's own definitions (isCorrect, loaded).
 import { computeMetrics, isCorrect, loaded, wilson } from '../metrics.js';
-import type { Decision, EvalRequest, Rate, ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
+import type { Decision, EvalRequest, QualityModeSummary, Rate, ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 
 export type Outcome = 'correct' | 'wrong-load' | 'needless-load' | 'error';
 
@@ -110,10 +110,49 @@ export function passedOf(d: Decision): boolean | undefined {
   return typeof passed === 'boolean' ? passed : undefined;
 }
 
-/** Why a quality case failed (`detail.failures`), as one line. */
-export function checkFailuresOf(d: Decision): string {
-  const failures = d.detail?.failures;
-  return Array.isArray(failures) ? failures.map(String).join('; ') : '';
+/** True for a quality case that failed: its answer failed a check (or the judge), or the run ended in an error. */
+export function failedCase(d: Decision): boolean {
+  return passedOf(d) === false || d.error !== undefined;
+}
+
+/**
+ * Why a quality case failed, as one line ('' for a case that passed): the checks it failed (`detail.failures`; for a
+ * run without an answer, `no answer: ...`), else the run's error, then the judge's score and reason (`detail.judge`).
+ */
+export function whyFailed(d: Decision): string {
+  if (!failedCase(d)) return '';
+  const recorded = d.detail?.failures;
+  const failures = Array.isArray(recorded) ? recorded.map(String) : [];
+  const checks = failures.length ? failures.join('; ') : (d.error ?? 'checks passed');
+  return checks + judgeText(d.detail?.judge);
+}
+
+function judgeText(judge: unknown): string {
+  if (typeof judge !== 'object' || judge === null) return '';
+  const j = judge as { score?: unknown; reason?: unknown; error?: unknown };
+  if (typeof j.score === 'number') return `; judge ${j.score.toFixed(2)}${typeof j.reason === 'string' && j.reason ? `: ${j.reason}` : ''}`;
+  return typeof j.error === 'string' ? `; judge error: ${j.error}` : '';
+}
+
+/** The failed quality cases of every mode, in the file's order (what the terminal and Markdown list). */
+export function failingCases(results: ResultsFile): { mode: string; d: Decision; r: EvalRequest | undefined; why: string }[] {
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
+  return results.runs.flatMap((run) => run.decisions.filter(failedCase).map((d) => ({ mode: run.selector, d, r: byId.get(d.requestId), why: whyFailed(d) })));
+}
+
+/** One row per agent mode: the pass rate recomputed from the verdicts, and the mode's figures from the file's summary. */
+export function qualityRows(results: ResultsFile): { mode: string; pass: Rate; summary: QualityModeSummary | undefined }[] {
+  return results.runs.map((run) => ({ mode: run.selector, pass: passRate(run), summary: results.quality?.modes.find((m) => m.mode === run.selector) }));
+}
+
+/** A per-request mean (tokens, calls) with thousands separators and `digits` decimals; `missing` when there is none. */
+export function figure(x: number | null | undefined, digits = 0, missing = '–'): string {
+  return x === null || x === undefined ? missing : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** `0.90 (2)`: the judge's mean score and how many answers it judged. */
+export function judgeMeanText(judge: QualityModeSummary['judge'], missing = '–'): string {
+  return judge ? `${figure(judge.mean, 2, missing)} (${judge.n})` : missing;
 }
 
 /** True for eval-quality results: answers checked per case, rendered as pass rates rather than load rates. */

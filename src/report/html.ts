@@ -4,8 +4,8 @@
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
 import {
-  armFlips, checkFailuresOf, escapeHtml as e, hasRepeats, int, intervalText, isQuality, passedOf, passRate, pct, score, selectorLabel,
-  skillText, thresholdText, usd, when, type ArmFlipRow, type ReportInput,
+  armFlips, escapeHtml as e, figure, hasRepeats, int, intervalText, isQuality, judgeMeanText, passedOf, pct, qualityRows, score, selectorLabel,
+  skillText, thresholdText, usd, when, whyFailed, type ArmFlipRow, type ReportInput,
 } from './format.js';
 
 export async function renderHtml(input: ReportInput): Promise<string> {
@@ -269,18 +269,14 @@ async function tokenSection(results: ResultsFile): Promise<string> {
 
 async function qualitySection(results: ResultsFile): Promise<string> {
   const summary = results.quality;
-  const num = (x: number | null | undefined, digits = 0) =>
-    x === null || x === undefined ? '–' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const judged = Boolean(summary?.judged);
   const chartRows: Parameters<typeof qualitySpec>[0] = [];
-  const rows = results.runs.map((run) => {
-    const pass = passRate(run);
-    const m = summary?.modes.find((x) => x.mode === run.selector);
-    if (pass.rate !== null) chartRows.push({ mode: run.selector, rate: pass.rate, low: pass.low!, high: pass.high!, k: pass.k, n: pass.n, tokens: m?.inputTokensPerRequest ?? null });
-    return `<tr data-selector="${e(run.selector)}"><th scope="row">${e(run.selector)}</th>${rateCell('pass', pass)}` +
-      `<td class="num">${m?.errors ?? '–'}</td><td class="num">${num(m?.inputTokensPerRequest)}</td><td class="num">${num(m?.callsPerRequest, 1)}</td>` +
-      `<td class="num">${num(m?.outputTokensPerRequest)}</td><td class="num">${m ? usd(m.costUsd) : '–'}</td>` +
-      `${judged ? `<td class="num">${m?.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : '–'}</td>` : ''}</tr>`;
+  const rows = qualityRows(results).map(({ mode, pass, summary: m }) => {
+    if (pass.rate !== null) chartRows.push({ mode, rate: pass.rate, low: pass.low!, high: pass.high!, k: pass.k, n: pass.n, tokens: m?.inputTokensPerRequest ?? null });
+    return `<tr data-selector="${e(mode)}"><th scope="row">${e(mode)}</th>${rateCell('pass', pass)}` +
+      `<td class="num">${m?.errors ?? '–'}</td><td class="num">${figure(m?.inputTokensPerRequest)}</td><td class="num">${figure(m?.callsPerRequest, 1)}</td>` +
+      `<td class="num">${figure(m?.outputTokensPerRequest)}</td><td class="num">${m ? usd(m.costUsd) : '–'}</td>` +
+      `${judged ? `<td class="num">${e(judgeMeanText(m?.judge))}</td>` : ''}</tr>`;
   });
   const ratio = summary?.tokenRatio;
   return `<section id="quality"><h2>Answer quality</h2>
@@ -305,18 +301,17 @@ function qualityCasesSection(results: ResultsFile): string {
       const calls = typeof d.detail?.calls === 'number' ? d.detail.calls : undefined;
       rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(d.requestId)}</code></td>` +
         `<td class="text"><div title="${e(r?.text ?? '')}">${e(r?.text ?? '')}</div></td><td>${e(skillText(r?.gold ?? null))}</td>` +
-        `<td>${e(d.error ?? checkFailuresOf(d))}</td><td class="num">${calls ?? ''}</td><td class="num">${d.usage ? int(d.usage.inputTokens) : ''}</td>` +
+        `<td>${e(whyFailed(d))}</td><td class="num">${calls ?? ''}</td><td class="num">${d.usage ? int(d.usage.inputTokens) : ''}</td>` +
         `<td><span class="kind ${kind === 'passed' ? 'ok' : kind === 'failed' ? 'wrong' : 'error'}">${kind}</span></td></tr>`);
     }
   }
-  const options = results.runs.map((run) => `<option value="${e(run.selector)}">${e(run.selector)}</option>`).join('');
-  return `<section id="failures"><h2>Cases</h2>
-<div class="filters"><input type="search" id="failure-filter" placeholder="Filter: request text, id, check…" aria-label="Filter cases">
-<select id="failure-selector" aria-label="Mode"><option value="">all modes</option>${options}</select>
-<span id="failure-count" class="sub">${rows.length} cases</span></div>
-<div class="scroll"><table class="failures"><thead><tr><th>mode</th><th>id</th><th>request</th><th>skill</th><th>failed checks</th><th>calls</th><th>input tokens</th><th>verdict</th></tr></thead>
-<tbody>${rows.join('\n')}</tbody></table></div>
-</section>`;
+  return filteredTable(results, rows, {
+    title: 'Cases',
+    placeholder: 'Filter: request text, id, check…',
+    what: 'case',
+    run: 'mode',
+    head: '<th>mode</th><th>id</th><th>request</th><th>skill</th><th>failed checks</th><th>calls</th><th>input tokens</th><th>verdict</th>',
+  });
 }
 
 // ---------------------------------------------------------------- failures and settings
@@ -332,15 +327,30 @@ function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): strin
         `<td class="num">${score(f.score)}</td>${repeats ? `<td class="num">${f.run + 1}</td>` : ''}<td><span class="kind ${kind}">${kind}</span></td></tr>`);
     }
   });
+  return filteredTable(results, rows, {
+    title: 'Failures',
+    placeholder: 'Filter: request text, id or skill…',
+    what: 'failure',
+    run: 'selector',
+    head: `<th>selector</th><th>id</th><th>request</th><th>expected</th><th>got</th><th>score</th>${repeats ? '<th>run</th>' : ''}<th>kind</th>`,
+    empty: '<p>No failures.</p>',
+  });
+}
+
+/**
+ * The filterable table of failures (eval-trigger) or cases (eval-quality): a text filter and a selector/mode filter
+ * over rows marked with data-selector; the page's inline script finds them by these ids.
+ */
+function filteredTable(results: ResultsFile, rows: string[], t: { title: string; placeholder: string; what: string; run: string; head: string; empty?: string }): string {
   const options = results.runs.map((run) => `<option value="${e(run.selector)}">${e(run.selector)}</option>`).join('');
-  return `<section id="failures"><h2>Failures</h2>
-<div class="filters"><input type="search" id="failure-filter" placeholder="Filter: request text, id or skill…" aria-label="Filter failures">
-<select id="failure-selector" aria-label="Selector"><option value="">all selectors</option>${options}</select>
-<span id="failure-count" class="sub">${rows.length} failures</span></div>
-<div class="scroll"><table class="failures"><thead><tr><th>selector</th><th>id</th><th>request</th><th>expected</th><th>got</th><th>score</th>${repeats ? '<th>run</th>' : ''}<th>kind</th></tr></thead>
+  const label = t.run[0]!.toUpperCase() + t.run.slice(1);
+  return `<section id="failures"><h2>${t.title}</h2>
+<div class="filters"><input type="search" id="failure-filter" placeholder="${t.placeholder}" aria-label="Filter ${t.what}s">
+<select id="failure-selector" aria-label="${label}"><option value="">all ${t.run}s</option>${options}</select>
+<span id="failure-count" class="sub">${rows.length} ${t.what}s</span></div>
+<div class="scroll"><table class="failures"><thead><tr>${t.head}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>
-${rows.length ? '' : '<p>No failures.</p>'}
-</section>`;
+${t.empty !== undefined ? (rows.length ? '' : t.empty) + '\n' : ''}</section>`;
 }
 
 function settingsSection(results: ResultsFile): string {

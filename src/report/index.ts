@@ -1,9 +1,9 @@
 // Writes a results file in every format asked for, by extension. Every format is rendered from the ResultsFile
 // alone (metrics recomputed with computeMetrics), so `skillbench report` can re-render any of them later without a
 // provider call. Renderers load on demand: vega only when an .html file is asked for.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { UserError } from '../errors.js';
+import { writeOutputFile } from '../fsutil.js';
 import type { ResultsFile } from '../types.js';
 
 export const OUTPUT_EXTENSIONS = ['.json', '.html', '.md', '.xml', '.csv'] as const;
@@ -46,8 +46,6 @@ export async function writeOutputs(results: ResultsFile, files: string[], option
       continue;
     }
     const text = await renderOutput(results, format, options);
-    const path = resolve(file);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
+    await writeOutputFile(file, text);
   }
 }

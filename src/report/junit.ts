@@ -3,7 +3,7 @@
 // <error>. classname = selector, name = request id and text. For eval-quality results a test case is a quality case
 // in one mode, and a failure is an answer that failed its checks.
 import type { ResultsFile } from '../types.js';
-import { checkFailuresOf, decisionRows, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText } from './format.js';
+import { decisionRows, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
 
 export function renderJunit(results: ResultsFile): string {
   const repeats = hasRepeats(results);
@@ -31,7 +31,7 @@ export function renderJunit(results: ResultsFile): string {
         if (passed) cases.push(`${open}/>`);
         else {
           suiteFailures++;
-          const why = checkFailuresOf(d) || 'the answer failed its checks';
+          const why = whyFailed(d) || 'the answer failed its checks';
           cases.push(`${open}>\n      <failure message="${xml(oneLine(why))}" type="quality-check">${xmlText(`${why}\nrequest: ${r.text}`)}</failure>\n    </testcase>`);
         }
       } else if (outcome === 'correct') {

@@ -2,7 +2,10 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
-import { armFlips, checkFailuresOf, intervalText, int, isQuality, passedOf, passRate, pct, rateText, selectorLabel, skillText, thresholdText, usd, when, type ReportInput } from './format.js';
+import {
+  armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
+  type ReportInput,
+} from './format.js';
 
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
@@ -58,32 +61,26 @@ export function renderMarkdown(input: ReportInput): string {
 /** eval-quality: pass rate per mode (recomputed from the cases' verdicts), cost figures, and the failing cases. */
 function qualitySection(results: ResultsFile): string[] {
   const summary = results.quality;
-  const num = (x: number | null | undefined, digits = 0) =>
-    x === null || x === undefined ? '' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const judged = Boolean(summary?.judged);
   const out = [
     `| mode | pass rate | no answer | input tokens / request | calls / request | output tokens / request | cost |${judged ? ' judge mean (n) |' : ''}`,
     `|---|---:|---:|---:|---:|---:|---:|${judged ? '---:|' : ''}`,
   ];
-  for (const run of results.runs) {
-    const m = summary?.modes.find((x) => x.mode === run.selector);
+  for (const { mode, pass, summary: m } of qualityRows(results)) {
     out.push(
-      `| ${cell(run.selector)} | ${rateCell(passRate(run))} | ${m?.errors ?? ''} | ${num(m?.inputTokensPerRequest)} | ${num(m?.callsPerRequest, 1)} | ` +
-        `${num(m?.outputTokensPerRequest)} | ${m ? usd(m.costUsd) : ''} |${judged ? ` ${m?.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : ''} |` : ''}`,
+      `| ${cell(mode)} | ${rateCell(pass)} | ${m?.errors ?? ''} | ${figure(m?.inputTokensPerRequest, 0, '')} | ${figure(m?.callsPerRequest, 1, '')} | ` +
+        `${figure(m?.outputTokensPerRequest, 0, '')} | ${m ? usd(m.costUsd) : ''} |${judged ? ` ${judgeMeanText(m?.judge, '')} |` : ''}`,
     );
   }
   out.push('');
   if (summary?.tokenRatio !== null && summary?.tokenRatio !== undefined) {
     out.push(`Progressive / load-all input tokens per request: **${summary.tokenRatio.toFixed(2)}** (load-all costs ${(1 / summary.tokenRatio).toFixed(1)}× as much per request).`, '');
   }
-  const byId = new Map(results.requests.map((r) => [r.id, r]));
-  const failing = results.runs.flatMap((run) =>
-    run.decisions.filter((d) => passedOf(d) === false || d.error !== undefined).map((d) => ({ run, d, r: byId.get(d.requestId) })),
-  );
+  const failing = failingCases(results);
   if (failing.length) {
     out.push(`<details><summary>Failing cases (${failing.length})</summary>`, '', '| mode | case | why |', '|---|---|---|');
-    for (const { run, d, r } of failing.slice(0, MAX_FAILURES)) {
-      out.push(`| ${cell(run.selector)} | ${requestCell(d.requestId, r?.text ?? '')} | ${cell(short(d.error ?? checkFailuresOf(d)))} |`);
+    for (const { mode, d, r, why } of failing.slice(0, MAX_FAILURES)) {
+      out.push(`| ${cell(mode)} | ${requestCell(d.requestId, r?.text ?? '')} | ${cell(short(why))} |`);
     }
     if (failing.length > MAX_FAILURES) out.push('', `… and ${failing.length - MAX_FAILURES} more (see the HTML or CSV report).`);
     out.push('', '</details>', '');

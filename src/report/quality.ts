@@ -1,34 +1,54 @@
-// The terminal view of an eval-quality results file for `skillbench report` (eval-quality prints its own richer
-// table while it runs, from the live outcomes; a saved file keeps the verdicts and the per-mode summary).
-import Table from 'cli-table3';
+// The terminal report of eval-quality results, rendered from the results file alone: `skillbench eval-quality`
+// prints it when the run ends and `skillbench report quality.json` prints the same later. Per agent mode the pass
+// rate (recomputed from the cases' verdicts) with its Wilson interval and k/n, runs without an answer, input tokens,
+// calls and output tokens per request, cost and judge mean; then the progressive/load-all token ratio and the failed
+// cases with the checks they failed (and the judge's verdict). Plain text unless `color` is set.
 import type { ResultsFile } from '../types.js';
-import { checkFailuresOf, intervalText, passedOf, passRate, rateText, usd } from './format.js';
+import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
+import { terminalTable } from './table.js';
 
-export function renderQualityTerminal(results: ResultsFile): string {
+export interface QualityTerminalOptions {
+  /** Coloured table headers (a TTY). Default false. */
+  color?: boolean;
+}
+
+export function renderQualityTerminal(results: ResultsFile, opts: QualityTerminalOptions = {}): string {
   const summary = results.quality;
   const judged = Boolean(summary?.judged);
-  const head = ['mode', 'pass rate k/n [95% CI]', 'no answer', 'input tokens / request', 'calls / request', 'cost'];
-  if (judged) head.push('judge mean (n)');
-  const table = new Table({
-    head,
-    colAligns: head.map((_, i) => (i < 2 ? 'left' : 'right')),
-    style: { head: [], border: [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  const num = (x: number | null | undefined, digits = 0) =>
-    x === null || x === undefined ? '-' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  for (const run of results.runs) {
-    const m = summary?.modes.find((x) => x.mode === run.selector);
-    const pass = passRate(run);
-    const row = [run.selector, `${rateText(pass)} ${intervalText(pass)}`, String(m?.errors ?? '-'), num(m?.inputTokensPerRequest), num(m?.callsPerRequest, 1), m ? usd(m.costUsd) : '-'];
-    if (judged) row.push(m?.judge ? `${num(m.judge.mean, 2)} (${m.judge.n})` : '-');
-    table.push(row);
+  const format = results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : '';
+  const out = [
+    `${results.command}: ${results.requests.length} cases, ${results.catalogue.skills.length} skills (${results.catalogue.source})${format}`,
+    'Answer quality and cost per mode',
+    modeTable(results, judged, opts),
+  ];
+  const ratio = summary?.tokenRatio;
+  if (ratio !== null && ratio !== undefined) {
+    out.push(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`);
   }
-  const out = [`${results.command}: ${results.requests.length} cases, ${results.catalogue.skills.length} skills (${results.catalogue.source})`, table.toString()];
-  if (summary?.tokenRatio !== null && summary?.tokenRatio !== undefined) {
-    out.push(`progressive / load-all input tokens per request: ${summary.tokenRatio.toFixed(2)}`);
+  const failing = failingCases(results);
+  if (failing.length) {
+    out.push('', `Failing cases (${failing.length}):`);
+    for (const f of failing) out.push(`  ${f.mode.padEnd(12)} ${f.d.requestId}: ${f.why}`);
   }
-  const failing = results.runs.flatMap((run) => run.decisions.filter((d) => passedOf(d) === false || d.error !== undefined).map((d) => `  ${run.selector} ${d.requestId}: ${d.error ?? checkFailuresOf(d)}`));
-  if (failing.length) out.push('', `failing cases (${failing.length}):`, ...failing);
   return out.join('\n') + '\n';
+}
+
+function modeTable(results: ResultsFile, judged: boolean, opts: QualityTerminalOptions): string {
+  const head = ['mode', 'pass rate (k/n) [95% CI]', 'no answer', 'input tokens / request', 'calls / request', 'output tokens / request', 'cost'];
+  if (judged) head.push('judge mean (n)');
+  const t = terminalTable(head, { color: opts.color, align: head.map((_, i) => (i < 2 ? 'left' : 'right')) });
+  for (const { mode, pass, summary: m } of qualityRows(results)) {
+    const row = [
+      mode,
+      `${rateText(pass)} ${intervalText(pass)}`.trim(),
+      m ? String(m.errors) : '-',
+      figure(m?.inputTokensPerRequest, 0, '-'),
+      figure(m?.callsPerRequest, 1, '-'),
+      figure(m?.outputTokensPerRequest, 0, '-'),
+      m ? usd(m.costUsd) : '-',
+    ];
+    if (judged) row.push(judgeMeanText(m?.judge, '-'));
+    t.push(row);
+  }
+  return t.toString();
 }

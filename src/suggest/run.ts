@@ -190,10 +190,8 @@ async function emit(opts: SuggestCliOptions, out: Out, value: unknown, text: () 
   }
   out(text());
   if (typeof opts.json === 'string') {
-    const { writeFile, mkdir } = await import('node:fs/promises');
-    const { dirname, resolve } = await import('node:path');
-    await mkdir(dirname(resolve(opts.json)), { recursive: true });
-    await writeFile(resolve(opts.json), JSON.stringify(value, null, 2) + '\n');
+    const { writeOutputFile } = await import('../fsutil.js');
+    await writeOutputFile(opts.json, JSON.stringify(value, null, 2) + '\n');
   }
 }
 
