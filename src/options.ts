@@ -1,5 +1,6 @@
 // Option groups shared by several commands, so every command spells them the same way (promptfoo-style names).
 import { Command, Option } from 'commander';
+import type { SandboxOptions } from './sandbox.js';
 
 /** Options of every command that calls a model or an embedding provider. */
 export interface ProviderOptions {
@@ -47,6 +48,38 @@ export function addOutputOptions(cmd: Command): Command {
     .option('-o, --output <file...>', 'write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
     .option('--json <file>', 'write the versioned results file (same as -o FILE.json)')
     .option('--no-progress', 'no live view: plain progress lines (the default when output is not a terminal)');
+}
+
+/** Options of every command that runs skill scripts (run_skill_script) in the sandbox. */
+export interface SandboxCliOptions {
+  scriptTimeout: number;
+  maxScriptOutput: number;
+  scriptMaxProcs: number;
+  scriptMaxFileMb: number;
+  scriptMaxMemoryMb: number;
+  unsafeNoSandbox?: boolean;
+}
+
+export function addSandboxOptions(cmd: Command): Command {
+  return cmd
+    .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
+    .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
+    .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
+    .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
+    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
+    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)');
+}
+
+/** The sandbox settings the options ask for. */
+export function sandboxSettings(opts: SandboxCliOptions): SandboxOptions {
+  return {
+    timeoutMs: opts.scriptTimeout * 1000,
+    maxOutputBytes: opts.maxScriptOutput,
+    unsafeNoSandbox: opts.unsafeNoSandbox,
+    maxProcs: opts.scriptMaxProcs,
+    maxFileMb: opts.scriptMaxFileMb,
+    maxMemoryMb: opts.scriptMaxMemoryMb,
+  };
 }
 
 export function parsePositiveInt(value: string): number {

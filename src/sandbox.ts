@@ -74,6 +74,12 @@ export const SUPPORTED_SCRIPT_EXTENSIONS = Object.keys(INTERPRETERS);
 
 let detected: Promise<SandboxKind | null> | undefined;
 
+/** The warning a command prints before a run whose scripts would all be refused; null when scripts can run. */
+export async function noSandboxWarning(unsafeNoSandbox: boolean | undefined): Promise<string | null> {
+  if (unsafeNoSandbox || (await detectSandbox()) !== null) return null;
+  return 'skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)';
+}
+
 /** Which isolation works on this machine: bwrap, else unshare, else null. Probed once (a command run inside); cached. */
 export function detectSandbox(): Promise<SandboxKind | null> {
   detected ??= probe();

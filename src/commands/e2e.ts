@@ -1,24 +1,18 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addProviderOptions, parsePositiveInt, parseNonNegative, type ProviderOptions } from '../options.js';
+import { addProviderOptions, addSandboxOptions, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
 type ModeChoice = 'progressive' | 'load-all' | 'both';
 
-interface Options extends ProviderOptions {
+interface Options extends ProviderOptions, SandboxCliOptions {
   scenario?: string;
   mode?: ModeChoice;
   skills: string;
   format: CatalogueFormat;
   maxTurns: number;
-  scriptTimeout: number;
-  maxScriptOutput: number;
-  scriptMaxProcs: number;
-  scriptMaxFileMb: number;
-  scriptMaxMemoryMb: number;
-  unsafeNoSandbox?: boolean;
   json?: string;
 }
 
@@ -40,13 +34,8 @@ export function register(program: Command): void {
     .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
     .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
     .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
-    .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
-    .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
-    .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
-    .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
-    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
-    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)')
     .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
+  addSandboxOptions(cmd);
   addProviderOptions(cmd);
   cmd
     .addHelpText(
@@ -66,7 +55,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable }, harness, { createChatClient, formatDryRun }, { detectSandbox }] = await Promise.all([
+  const [{ loadCatalogue, assertUsable }, harness, { createChatClient, formatDryRun }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
@@ -78,9 +67,8 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
     throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
   }
   const client = await createChatClient(opts);
-  if (!opts.unsafeNoSandbox && (await detectSandbox()) === null) {
-    console.error('skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)');
-  }
+  const warning = await noSandboxWarning(opts.unsafeNoSandbox);
+  if (warning) console.error(warning);
 
   const runs = [];
   for (const mode of modes) {
@@ -88,14 +76,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
       mode,
       format: opts.format,
       maxTurns: opts.maxTurns,
-      sandbox: {
-        timeoutMs: opts.scriptTimeout * 1000,
-        maxOutputBytes: opts.maxScriptOutput,
-        unsafeNoSandbox: opts.unsafeNoSandbox,
-        maxProcs: opts.scriptMaxProcs,
-        maxFileMb: opts.scriptMaxFileMb,
-        maxMemoryMb: opts.scriptMaxMemoryMb,
-      },
+      sandbox: sandboxSettings(opts),
     });
     runs.push(r);
     console.log(harness.formatTrace(r));

@@ -1,13 +1,13 @@
 // `skillbench eval-quality`: a quality set run through the agent loop in progressive and load-all mode: pass rate of
 // the answers' checks (with a Wilson interval), input tokens and calls per request, and the token ratio of the modes.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addOutputOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
 type ModeChoice = 'progressive' | 'load-all' | 'both';
 
-interface Options extends ProviderOptions, OutputOptions {
+interface Options extends ProviderOptions, OutputOptions, SandboxCliOptions {
   cases: string;
   skills: string;
   mode: ModeChoice;
@@ -16,12 +16,6 @@ interface Options extends ProviderOptions, OutputOptions {
   judge?: boolean;
   judgeThreshold: number;
   minPassRate?: number;
-  scriptTimeout: number;
-  maxScriptOutput: number;
-  scriptMaxProcs: number;
-  scriptMaxFileMb: number;
-  scriptMaxMemoryMb: number;
-  unsafeNoSandbox?: boolean;
 }
 
 export function register(program: Command): void {
@@ -35,13 +29,8 @@ export function register(program: Command): void {
     .option('--max-turns <n>', 'model calls per request before giving up', parsePositiveInt, 10)
     .option('--judge', 'also grade each answer that has a "rubric" with the model (structured 0-1 score and reason)')
     .option('--judge-threshold <x>', 'a judged answer passes at score >= x', parseRate, 0.7)
-    .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate)
-    .option('--script-timeout <seconds>', 'run_skill_script: wall-clock limit per script', parseNonNegative, 30)
-    .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
-    .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
-    .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
-    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
-    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)');
+    .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate);
+  addSandboxOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
@@ -58,7 +47,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun, cacheMissFailure }, { detectSandbox }, { createProgress }, { writeResults }, { writeOutputs }, { renderQualityTerminal }] =
+  const [quality, { loadCatalogue, assertUsable }, { createChatClient, formatDryRun, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeResults }, { writeOutputs }, { renderQualityTerminal }] =
     await Promise.all([
       import('../quality.js'),
       import('../catalogue.js'),
@@ -77,9 +66,8 @@ async function run(opts: Options, version: string): Promise<void> {
   quality.assertGradable(cases, Boolean(opts.judge), opts.cases);
   if (opts.judge && !cases.some((c) => c.rubric)) console.error(`skillbench: note: --judge: no case in ${opts.cases} has a "rubric"; nothing will be judged`);
   const client = await createChatClient(opts);
-  if (!opts.unsafeNoSandbox && (await detectSandbox()) === null) {
-    console.error('skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)');
-  }
+  const warning = await noSandboxWarning(opts.unsafeNoSandbox);
+  if (warning) console.error(warning);
 
   const modes = opts.mode === 'both' ? (['progressive', 'load-all'] as const) : ([opts.mode] as const);
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-quality' });
@@ -90,14 +78,7 @@ async function run(opts: Options, version: string): Promise<void> {
       modes: [...modes],
       format: opts.format,
       maxTurns: opts.maxTurns,
-      sandbox: {
-        timeoutMs: opts.scriptTimeout * 1000,
-        maxOutputBytes: opts.maxScriptOutput,
-        unsafeNoSandbox: opts.unsafeNoSandbox,
-        maxProcs: opts.scriptMaxProcs,
-        maxFileMb: opts.scriptMaxFileMb,
-        maxMemoryMb: opts.scriptMaxMemoryMb,
-      },
+      sandbox: sandboxSettings(opts),
       parallel: opts.concurrency,
       judge: opts.judge,
       judgeThreshold: opts.judgeThreshold,
