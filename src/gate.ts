@@ -153,6 +153,53 @@ function list(ids: string[], max = 5): string {
   return ` (${ids.slice(0, max).join(', ')}${ids.length > max ? `, ... ${ids.length - max} more` : ''})`;
 }
 
+/** The score selectors, whose decisions depend on a threshold. */
+const SCORE_SELECTORS = ['similarity', 'keyword'] as const;
+
+/**
+ * --threshold baseline: for each score selector of this run, the threshold its run in the baseline file applied, so
+ * this run is measured at the baseline's threshold and a description change is not confounded with a threshold that
+ * moved. A score selector the baseline did not run, or ran without a threshold, is a UserError naming the file and the
+ * selector; so is a similarity baseline scored by another embedding provider or model (its cosines are not comparable).
+ */
+export function baselineThresholds(
+  baseline: ResultsFile,
+  file: string,
+  selectors: readonly string[],
+  embeddings: { provider: string; model?: string },
+): Partial<Record<(typeof SCORE_SELECTORS)[number], number>> {
+  const out: Partial<Record<(typeof SCORE_SELECTORS)[number], number>> = {};
+  const scoreSelectors = SCORE_SELECTORS.filter((s) => selectors.includes(s));
+  if (!scoreSelectors.length) {
+    throw new UserError('--threshold baseline: no score selector (similarity, keyword) runs, so there is no threshold to take from the baseline',
+      'add similarity or keyword to --selectors, or leave out --threshold');
+  }
+  for (const selector of scoreSelectors) {
+    const run = baseline.runs.find((r) => r.selector === selector && !r.ceiling);
+    const other = `pass --threshold ${selector}=X, or rerun the baseline with ${selector} among --selectors`;
+    if (!run) {
+      const has = baseline.runs.map((r) => r.selector).join(', ') || 'none';
+      throw new UserError(`${file}: --threshold baseline: the baseline has no ${selector} run to take a threshold from (it has ${has})`, other);
+    }
+    if (!run.threshold) {
+      throw new UserError(`${file}: --threshold baseline: the baseline's ${selector} run has no threshold (runs[].threshold is missing: its calls failed)`, other);
+    }
+    if (selector === 'similarity') {
+      const mismatch = (run.provider !== undefined && run.provider !== embeddings.provider) ||
+        (embeddings.model !== undefined && run.model !== undefined && run.model !== embeddings.model);
+      if (mismatch) {
+        throw new UserError(
+          `${file}: --threshold baseline: the baseline's similarity scores come from ${run.provider}/${run.model ?? 'default'} embeddings, ` +
+            `this run uses ${embeddings.provider}/${embeddings.model ?? 'default'}: a threshold does not carry across embedding models`,
+          `pass --embeddings ${run.provider}${run.model ? ` --embedding-model ${run.model}` : ''} as the baseline did, or --threshold similarity=X`,
+        );
+      }
+    }
+    out[selector] = run.threshold.value;
+  }
+  return out;
+}
+
 export interface RateGateOptions {
   maxWrongLoad?: number;
   maxNeedlessLoad?: number;

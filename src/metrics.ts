@@ -4,6 +4,7 @@
 // - covered request (gold set): correct when the first skill loaded is the gold one; anything else (another skill,
 //   a name outside the catalogue, nothing) is a wrong load;
 // - uncovered request (gold null): correct when nothing is loaded; any load (also of an unknown name) is needless.
+// - with repeats (--runs N) a rate is k/n over every decision, its interval on the effective sample size (`clusteredWilson`).
 import type {
   Decision,
   EvalRequest,
@@ -56,32 +57,87 @@ function paired(run: SelectorRun, requests: EvalRequest[]): { d: Decision; r: Ev
   return out;
 }
 
-/** Accuracy, wrong load and needless load of a list of (decision, request) pairs, errors left out. */
+// ---------------------------------------------------------------- repeats (--runs N)
+
+/** One request's part of a rate: its successes and its decisions (errors left out). */
+export interface Cluster {
+  k: number;
+  n: number;
+}
+
+/**
+ * Intraclass correlation of the 0/1 outcome across repeats of the same request: the one-way ANOVA estimator
+ * rho = (MSB - MSW) / (MSB + (n0 - 1) * MSW), n0 = (N - sum n_i^2 / N) / (a - 1), clipped to [0, 1].
+ * When it cannot be estimated it is 1, the cautious value (a request counts once):
+ * - no variation within any request (MSW = 0): identical repeats add nothing to the first decision; this also
+ *   covers every outcome identical, so repeating a run that answers the same never narrows the interval;
+ * - a single request: its between-request variance is unknowable.
+ * Callers need it only when some request has more than one decision (with none, the design effect is 1 anyway).
+ */
+export function intraclassCorrelation(clusters: Cluster[]): number {
+  const a = clusters.length;
+  const N = clusters.reduce((sum, c) => sum + c.n, 0);
+  const K = clusters.reduce((sum, c) => sum + c.k, 0);
+  if (a < 2 || N <= a) return 1;
+  // For 0/1 outcomes: within SS of a request = k - k^2/n; between SS = sum k_i^2/n_i - K^2/N.
+  const sumSq = clusters.reduce((sum, c) => sum + (c.k * c.k) / c.n, 0);
+  const ssw = K - sumSq;
+  const ssb = sumSq - (K * K) / N;
+  // Within SS is 0 exactly when every k_i is 0 or n_i, and at least 1/2 otherwise: the margin only absorbs rounding.
+  if (ssw <= 1e-12) return 1;
+  const msw = ssw / (N - a);
+  const msb = Math.max(0, ssb) / (a - 1);
+  const n0 = (N - clusters.reduce((sum, c) => sum + c.n * c.n, 0) / N) / (a - 1);
+  const rho = (msb - msw) / (msb + (n0 - 1) * msw);
+  return Number.isFinite(rho) ? Math.min(1, Math.max(0, rho)) : 1;
+}
+
+/**
+ * A rate over requests decided one or more times. The point estimate is k/n over every decision; the Wilson 95%
+ * interval is computed on the effective sample size n / deff (Kish design effect deff = 1 + (m - 1) * rho, m the
+ * mean number of decisions per request), with k / deff successes. With one decision per request this is `wilson`
+ * itself, byte for byte, with no extra field.
+ */
+export function clusteredWilson(clusters: Cluster[]): Rate {
+  const k = clusters.reduce((sum, c) => sum + c.k, 0);
+  const n = clusters.reduce((sum, c) => sum + c.n, 0);
+  if (n === clusters.length) return wilson(k, n);
+  const m = n / clusters.length;
+  const deff = 1 + (m - 1) * intraclassCorrelation(clusters);
+  if (deff === 1) return { ...wilson(k, n), effectiveN: n, designEffect: 1 };
+  // k / deff rather than (k / n) * (n / deff): the same value, and exact when deff divides k (identical repeats).
+  const { low, high } = wilson(k / deff, n / deff);
+  return { k, n, rate: k / n, low, high, effectiveN: n / deff, designEffect: deff };
+}
+
+/** Adds one decision's outcome to its request's cluster. */
+function tally(clusters: Map<string, Cluster>, requestId: string, success: boolean): void {
+  const c = clusters.get(requestId) ?? { k: 0, n: 0 };
+  c.n++;
+  if (success) c.k++;
+  clusters.set(requestId, c);
+}
+
+/**
+ * Accuracy, wrong load and needless load of a list of (decision, request) pairs, errors left out. Decisions are
+ * grouped by request so that repeats (`--runs N`) widen the intervals by their design effect (`clusteredWilson`).
+ */
 export function rates(pairs: { d: Decision; r: EvalRequest }[]): { accuracy: Rate; wrongLoad: Rate; needlessLoad: Rate; errors: number } {
-  let correct = 0;
-  let n = 0;
-  let covered = 0;
-  let wrong = 0;
-  let uncovered = 0;
-  let needless = 0;
+  const correct = new Map<string, Cluster>();
+  const wrong = new Map<string, Cluster>();
+  const needless = new Map<string, Cluster>();
   let errors = 0;
   for (const { d, r } of pairs) {
     if (d.error !== undefined) {
       errors++;
       continue;
     }
-    n++;
     const ok = isCorrect(d, r.gold);
-    if (ok) correct++;
-    if (r.gold !== null) {
-      covered++;
-      if (!ok) wrong++;
-    } else {
-      uncovered++;
-      if (!ok) needless++;
-    }
+    tally(correct, r.id, ok);
+    tally(r.gold !== null ? wrong : needless, r.id, !ok);
   }
-  return { accuracy: wilson(correct, n), wrongLoad: wilson(wrong, covered), needlessLoad: wilson(needless, uncovered), errors };
+  const rate = (clusters: Map<string, Cluster>) => clusteredWilson([...clusters.values()]);
+  return { accuracy: rate(correct), wrongLoad: rate(wrong), needlessLoad: rate(needless), errors };
 }
 
 // ---------------------------------------------------------------- thresholds

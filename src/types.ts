@@ -190,8 +190,12 @@ export interface Decision {
 
 export interface ThresholdInfo {
   value: number;
-  /** fixed: --threshold; optimistic: chosen on the same requests; calibrated: chosen on --calibrate requests. */
+  /**
+   * fixed: --threshold (a value, or `baseline`: the value the --baseline file's run applied); optimistic: chosen on the
+   * same requests; calibrated: chosen on --calibrate requests.
+   */
   source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
+  /** Where the value was chosen: the --calibrate request file (calibrated), or the --baseline results file (fixed by --threshold baseline). */
   calibrationFile?: string;
 }
 
@@ -259,9 +263,16 @@ export interface Rate {
   n: number;
   /** k/n, or null when n is 0. */
   rate: number | null;
-  /** Wilson 95% interval. */
+  /** Wilson 95% interval (with repeats, on the effective sample size below). */
   low: number | null;
   high: number | null;
+  /**
+   * Only when some request has more than one decision in n (`--runs N`): n / designEffect, the sample size the
+   * interval was computed on (repeats of one request are correlated, not independent decisions).
+   */
+  effectiveN?: number;
+  /** Kish design effect 1 + (m - 1) * rho of the repeats (m: mean decisions per request; rho: intraclass correlation). */
+  designEffect?: number;
 }
 
 export interface SweepPoint {

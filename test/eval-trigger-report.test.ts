@@ -76,8 +76,18 @@ describe('terminal report', () => {
     expect(out).toContain('r-' + 'x'.repeat(37) + '…');
     expect(out).toMatch(/gate: passed\n  note: the request sets differ/);
   });
+  it('says where a fixed threshold came from: --threshold, or the baseline file', () => {
+    const x = results();
+    x.runs[0]!.threshold = { value: 0.5, source: 'fixed' };
+    expect(renderTerminalReport(x, metrics)).toContain('threshold applied: 0.500 (fixed by --threshold)');
+    x.runs[0]!.threshold = { value: 0.5, source: 'fixed', calibrationFile: 'main.json' };
+    expect(renderTerminalReport(x, metrics)).toContain('threshold applied: 0.500 (fixed by --threshold baseline: the threshold main.json applied)');
+  });
   it('writes a rate with its interval and counts, or a dash for none', () => {
     expect(rateCell(wilson(3, 4))).toBe('75.0% [30.1-95.4] 3/4');
     expect(rateCell(wilson(0, 0))).toBe('- 0/0');
+    // --runs N: the effective sample size behind a widened interval is shown; a design effect of 1 changes nothing.
+    expect(rateCell({ ...wilson(3, 4), effectiveN: 6.4, designEffect: 1.875 })).toBe('75.0% [30.1-95.4] 3/4 (eff. n 6.4)');
+    expect(rateCell({ ...wilson(3, 4), effectiveN: 4, designEffect: 1 })).toBe('75.0% [30.1-95.4] 3/4');
   });
 });

@@ -167,6 +167,51 @@ describe('baseline gate', () => {
   });
 });
 
+describe('--threshold baseline', () => {
+  const scoreSelectors = ['--selectors', 'similarity,keyword'];
+  it('measures the run at the thresholds the baseline applied, not at the ones its own requests would pick', async () => {
+    // The baseline: the worsened catalogue, thresholds chosen on it (optimistic).
+    const main = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...scoreSelectors, '--json', file('th-main.json'));
+    expect(main.code).toBe(0);
+    const baseline = await readResults(file('th-main.json'));
+    // The same run on the changed catalogue, left to choose: its requests pick other thresholds.
+    const own = await cli(...base(), ...scoreSelectors, '--json', file('th-own.json'));
+    expect(own.code).toBe(0);
+    const optimistic = await readResults(file('th-own.json'));
+
+    const pr = await cli(...base(), ...scoreSelectors, '--baseline', file('th-main.json'), '--threshold', 'baseline', '--json', file('th-pr.json'));
+    expect(pr.code).toBe(0);
+    const results = await readResults(file('th-pr.json'));
+    for (const selector of ['similarity', 'keyword']) {
+      const then = baseline.runs.find((r) => r.selector === selector)!.threshold!;
+      const chosen = optimistic.runs.find((r) => r.selector === selector)!.threshold!;
+      const run = results.runs.find((r) => r.selector === selector)!;
+      expect(then.source).toBe('optimistic');
+      expect(chosen.value, selector).not.toBe(then.value);
+      expect(run.threshold).toEqual({ value: then.value, source: 'fixed', calibrationFile: file('th-main.json') });
+      expect(pr.out).toContain(`${selector}: threshold applied: ${then.value.toFixed(3)} (fixed`);
+      // Applied, not only recorded: a skill loads only at a top score at or above the baseline's threshold.
+      for (const d of run.decisions) {
+        const top = d.scores![0]!.score;
+        if (d.chosen !== null) expect(top).toBeGreaterThanOrEqual(then.value);
+        if (top < then.value) expect(d.chosen).toBeNull();
+      }
+    }
+    expect(results.settings.threshold).toEqual({ similarity: baseline.runs[0]!.threshold!.value, keyword: baseline.runs[1]!.threshold!.value });
+    expect(results.settings.thresholdFrom).toBe(file('th-main.json'));
+  });
+
+  it('refuses --threshold baseline without --baseline, or with --calibrate', async () => {
+    const r = await cli(...base(), '--selectors', 'keyword', '--threshold', 'baseline', '--json', file('th-none.json'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--threshold baseline: no --baseline FILE to take the thresholds from/);
+    expect(r.err).not.toMatch(/\[keyword\]/); // refused before running
+    const c = await cli(...base(), '--selectors', 'keyword', '--threshold', 'baseline', '--baseline', file('th-main.json'), '--calibrate', file('requests.json'));
+    expect(c.code).toBe(2);
+    expect(c.err).toMatch(/--threshold baseline and --calibrate both set the thresholds/);
+  });
+});
+
 describe('bad input', () => {
   it('asks for --skills when there is no skills/ folder here', async () => {
     const empty = file('empty');
@@ -314,5 +359,33 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(sim.accuracy.n).toBe(0);
     expect(results.runs[0]!.decisions[0]!.error).toMatch(/embeddings: .*400/);
     expect(computeMetrics(results.runs[1]!, results.requests).errors).toBe(0);
+  });
+
+  it('--threshold baseline fails with exit 2, before any call, when the baseline cannot give a score selector its threshold', async () => {
+    // Baselines written offline: keyword only; similarity with the offline use model; similarity whose embeddings failed.
+    expect((await cli(...base(), '--selectors', 'keyword', '--json', file('th-keyword.json'))).code).toBe(0);
+    expect((await cli(...base(), '--selectors', 'similarity', '--json', file('th-use.json'))).code).toBe(0);
+    const failed = await cli(...base(), '--selectors', 'similarity', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '--json', file('th-failed.json'));
+    expect(failed.code).toBe(0);
+    expect((await readResults(file('th-failed.json'))).runs[0]!.threshold).toBeUndefined();
+
+    const paid = ['--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-th', '--embeddings', 'openai', '--no-cache'];
+    const cases: [string[], RegExp][] = [
+      [['--selectors', 'model,similarity,keyword', '--baseline', file('th-keyword.json')],
+        /th-keyword\.json: --threshold baseline: the baseline has no similarity run to take a threshold from \(it has keyword\)/],
+      [['--selectors', 'model,similarity', '--baseline', file('th-failed.json')],
+        /th-failed\.json: --threshold baseline: the baseline's similarity run has no threshold/],
+      [['--selectors', 'model,similarity', '--baseline', file('th-use.json')],
+        /th-use\.json: --threshold baseline: the baseline's similarity scores come from use\/.* embeddings, this run uses openai\/default/],
+      [['--selectors', 'model,hybrid,keyword'], /--threshold baseline: no --baseline FILE/],
+    ];
+    for (const [args, message] of cases) {
+      const before = server.hits.openai;
+      const r = await cli(...base(), ...paid, ...args, '--threshold', 'baseline', '--json', file('th-refused.json'));
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(r.err).toMatch(/fix: /);
+      expect(server.hits.openai, args.join(' ')).toBe(before); // no chat call, no embedding call
+    }
   });
 });

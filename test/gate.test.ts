@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareToBaseline, mcnemarExact, rateGateReasons, DEFAULT_GATE } from '../src/gate.js';
+import { baselineThresholds, compareToBaseline, mcnemarExact, rateGateReasons, DEFAULT_GATE } from '../src/gate.js';
 import { computeMetrics } from '../src/metrics.js';
 import { UserError } from '../src/errors.js';
 import type { EvalRequest, ResultsFile, SelectorRun } from '../src/types.js';
@@ -131,5 +131,41 @@ describe('rate gates', () => {
     const mh = half.runs.map((run) => computeMetrics(run, half.requests));
     expect(rateGateReasons(mh, half.runs, { maxNeedlessLoad: 0.5 })).toEqual([]);
     expect(rateGateReasons(mh, half.runs, { maxWrongLoad: 0.5 })).toHaveLength(1);
+  });
+});
+
+describe('--threshold baseline', () => {
+  function scored(): ResultsFile {
+    const file = results(10);
+    const decisions = file.runs[0]!.decisions;
+    file.runs = [
+      { selector: 'similarity', kind: 'score', provider: 'use', model: 'use-lite', threshold: { value: 0.42, source: 'optimistic' }, decisions },
+      { selector: 'keyword', kind: 'score', threshold: { value: 0.17, source: 'optimistic' }, decisions },
+      // A ceiling arm is a reference, never the baseline's own run.
+      { selector: 'keyword', kind: 'score', ceiling: true, threshold: { value: 0.99, source: 'fixed' }, decisions },
+    ];
+    return file;
+  }
+  const use = { provider: 'use' };
+
+  it('gives each score selector that runs the threshold its baseline run applied', () => {
+    expect(baselineThresholds(scored(), 'b.json', ['model', 'similarity', 'keyword', 'explicit'], use)).toEqual({ similarity: 0.42, keyword: 0.17 });
+    expect(baselineThresholds(scored(), 'b.json', ['keyword'], use)).toEqual({ keyword: 0.17 });
+    expect(baselineThresholds(scored(), 'b.json', ['similarity'], { provider: 'use', model: 'use-lite' })).toEqual({ similarity: 0.42 });
+  });
+  it('names the file and the selector when the baseline cannot give a threshold', () => {
+    const noKeyword = scored();
+    noKeyword.runs = noKeyword.runs.filter((r) => r.selector !== 'keyword' || r.ceiling);
+    expect(() => baselineThresholds(noKeyword, 'b.json', ['similarity', 'keyword'], use)).toThrow(/^b\.json: --threshold baseline: the baseline has no keyword run to take a threshold from \(it has similarity, keyword\)$/);
+    const failed = scored();
+    delete failed.runs[0]!.threshold;
+    expect(() => baselineThresholds(failed, 'b.json', ['similarity'], use)).toThrow(/b\.json: .*the baseline's similarity run has no threshold/);
+    expect(() => baselineThresholds(scored(), 'b.json', ['model', 'explicit'], use)).toThrow(/no score selector \(similarity, keyword\) runs/);
+  });
+  it('refuses a similarity threshold from another embedding model', () => {
+    expect(() => baselineThresholds(scored(), 'b.json', ['similarity'], { provider: 'openai' })).toThrow(/b\.json: .*from use\/use-lite embeddings, this run uses openai\/default/);
+    expect(() => baselineThresholds(scored(), 'b.json', ['similarity'], { provider: 'use', model: 'other' })).toThrow(UserError);
+    // keyword has no embeddings: the embedding settings do not matter to it.
+    expect(baselineThresholds(scored(), 'b.json', ['keyword'], { provider: 'openai' })).toEqual({ keyword: 0.17 });
   });
 });

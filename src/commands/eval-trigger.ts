@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
     .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
-    .option('--threshold <x>', 'score selectors: load the top skill at score >= x; one number, or similarity=0.6,keyword=0.3 (default: chosen on the same requests, reported as optimistic)')
+    .option('--threshold <x>', 'score selectors: load the top skill at score >= x; one number, similarity=0.6,keyword=0.3, or baseline: the thresholds the --baseline file applied (default: chosen on the same requests, reported as optimistic)')
     .option('--calibrate <file>', 'choose the score selectors\' thresholds on this other request set, report on --requests')
     .option('--runs <n>', 'repeat every model request n times (separate cache keys): trigger rate per request, flaky requests', parsePositiveInt, 1)
     .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
@@ -50,7 +50,7 @@ export function register(program: Command): void {
       '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
-        '  $ skillbench eval-trigger --baseline results.json --max-needless-load 0.2',
+        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
     )
     .action(async (opts: Options) => {
       await run(opts, program.version() ?? '0.0.0');
@@ -69,9 +69,15 @@ async function run(opts: Options, version: string): Promise<void> {
       import('../progress.js'),
     ]);
   const selectors = opts.selectors === undefined ? undefined : parseSelectors(opts.selectors);
-  const threshold = opts.threshold === undefined ? undefined : parseThreshold(opts.threshold);
+  // --threshold baseline: measure this run at the thresholds the baseline applied (resolved before any call).
+  const fromBaseline = opts.threshold?.trim() === 'baseline';
+  if (fromBaseline && !opts.baseline) {
+    throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by --json), or give --threshold a number');
+  }
+  const threshold = opts.threshold === undefined || fromBaseline ? undefined : parseThreshold(opts.threshold);
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
+  const thresholdBaseline = fromBaseline && baseline ? { file: opts.baseline!, results: baseline } : undefined;
   if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
   // Check the output names before the run, so a typo does not throw away a paid run.
   for (const file of opts.output ?? []) formatOf(file);
@@ -79,7 +85,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }

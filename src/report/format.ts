@@ -60,7 +60,10 @@ export function score(n: number | undefined): string {
 
 /** `0.550 (optimistic)` for a score selector's threshold, '' otherwise. */
 export function thresholdText(run: SelectorRun): string {
-  return run.threshold ? `${run.threshold.value.toFixed(3)} (${run.threshold.source})` : '';
+  const th = run.threshold;
+  if (!th) return '';
+  const from = th.source === 'fixed' && th.calibrationFile ? ` from ${th.calibrationFile}` : '';
+  return `${th.value.toFixed(3)} (${th.source}${from})`;
 }
 
 /** Selector label with the ceiling marked in words, never by colour alone. */

@@ -68,7 +68,9 @@ export function pct(x: number | null): string {
 /** "8.3% [2.3-25.8] 2/24" */
 export function rateCell(r: Rate): string {
   if (r.rate === null) return `- 0/0`;
-  return `${pct(r.rate)} [${(100 * r.low!).toFixed(1)}-${(100 * r.high!).toFixed(1)}] ${r.k}/${r.n}`;
+  const cell = `${pct(r.rate)} [${(100 * r.low!).toFixed(1)}-${(100 * r.high!).toFixed(1)}] ${r.k}/${r.n}`;
+  // With --runs N the interval is as wide as this many independent decisions would give (repeats are correlated).
+  return r.effectiveN !== undefined && r.designEffect !== undefined && r.designEffect > 1 ? `${cell} (eff. n ${r.effectiveN.toFixed(1)})` : cell;
 }
 
 function money(x: number): string {
@@ -105,7 +107,7 @@ function thresholdLine(run: SelectorRun | undefined): string {
       : th.source === 'calibrated'
         ? `calibrated on ${th.calibrationFile ?? 'another request set'}`
         : th.source === 'fixed'
-          ? 'fixed by --threshold'
+          ? th.calibrationFile ? `fixed by --threshold baseline: the threshold ${th.calibrationFile} applied` : 'fixed by --threshold'
           : 'default';
   return `threshold applied: ${th.value.toFixed(3)} (${how})`;
 }

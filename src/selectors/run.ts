@@ -1,5 +1,6 @@
 // One eval-trigger run: load the catalogue and requests, decide which selectors can run, run them (score selectors
-// ranked once, thresholds fixed, calibrated or chosen on the same requests), and assemble the results file.
+// ranked once, thresholds fixed, taken from a baseline, calibrated or chosen on the same requests), and assemble the
+// results file.
 // The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -32,6 +33,11 @@ export interface EvalTriggerOptions extends ProviderOptions {
   k: number;
   /** --threshold: one value for every score selector, or per selector. */
   threshold?: Partial<Record<'similarity' | 'keyword' | '*', number>>;
+  /**
+   * --threshold baseline: the --baseline results file (as given, and read) whose score selectors' thresholds this run
+   * applies. Resolved into `threshold` before any call; the applied thresholds record the file as their source.
+   */
+  thresholdBaseline?: { file: string; results: ResultsFile };
   calibrate?: string;
   runs: number;
 }
@@ -72,14 +78,14 @@ export function parseSelectors(value: string): SelectorName[] {
   return [...new Set(names)] as SelectorName[];
 }
 
-/** `0.6` (every score selector) or `similarity=0.6,keyword=0.3`. */
+/** `0.6` (every score selector) or `similarity=0.6,keyword=0.3`. (`baseline` is read by the command, with --baseline.) */
 export function parseThreshold(value: string): NonNullable<EvalTriggerOptions['threshold']> {
   const out: NonNullable<EvalTriggerOptions['threshold']> = {};
   for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [key, num] = part.includes('=') ? part.split('=', 2) as [string, string] : ['*', part];
     const x = Number(num);
     if (!['*', 'similarity', 'keyword'].includes(key) || !Number.isFinite(x)) {
-      throw new UserError(`--threshold: cannot read "${part}"`, 'give a number (every score selector) or similarity=0.6,keyword=0.3');
+      throw new UserError(`--threshold: cannot read "${part}"`, 'give a number (every score selector), similarity=0.6,keyword=0.3, or baseline (with --baseline FILE)');
     }
     out[key as 'similarity' | 'keyword' | '*'] = x;
   }
@@ -203,7 +209,10 @@ function errorDecisions(requests: EvalRequest[], runs: number, error: string): D
   return out;
 }
 
-/** The threshold a score selector applies: --threshold, else chosen on --calibrate requests, else on these (optimistic). */
+/**
+ * The threshold a score selector applies: --threshold (a value, or the baseline's), else chosen on --calibrate requests,
+ * else on these (optimistic).
+ */
 async function thresholdFor(
   selector: 'similarity' | 'keyword',
   opts: EvalTriggerOptions,
@@ -213,7 +222,8 @@ async function thresholdFor(
   rankCalibration: () => ScoredSkill[][] | Promise<ScoredSkill[][]>,
 ): Promise<ThresholdInfo> {
   const fixed = opts.threshold?.[selector] ?? opts.threshold?.['*'];
-  if (fixed !== undefined) return { value: fixed, source: 'fixed' };
+  // Taken from the baseline: a fixed value, and the file it came from (calibrationFile: where the value was chosen).
+  if (fixed !== undefined) return opts.thresholdBaseline ? { value: fixed, source: 'fixed', calibrationFile: opts.thresholdBaseline.file } : { value: fixed, source: 'fixed' };
   if (opts.calibrate && calibration) {
     const value = chooseThreshold(calibrationItems(await rankCalibration(), calibration));
     if (value === null) throw new UserError(`${opts.calibrate}: no request to choose a threshold on`, 'give a request file with covered and uncovered requests');
@@ -221,6 +231,15 @@ async function thresholdFor(
   }
   const value = chooseThreshold(calibrationItems(rankings, requests)) ?? 0;
   return { value, source: 'optimistic' };
+}
+
+/** --threshold baseline resolved: each score selector that runs gets the threshold its baseline run applied. */
+async function thresholdsFromBaseline(opts: EvalTriggerOptions, from: NonNullable<EvalTriggerOptions['thresholdBaseline']>, selectors: SelectorName[]) {
+  if (opts.calibrate) {
+    throw new UserError('--threshold baseline and --calibrate both set the thresholds', 'keep one: the baseline\'s thresholds, or thresholds chosen on --calibrate requests');
+  }
+  const { baselineThresholds } = await import('../gate.js');
+  return baselineThresholds(from.results, from.file, selectors, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel });
 }
 
 function calibrationItems(rankings: ScoredSkill[][], requests: EvalRequest[]) {
@@ -287,6 +306,8 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   if (opts.calibrate && !availability.run.some((s) => s === 'similarity' || s === 'keyword')) {
     throw new UserError('--calibrate: no score selector (similarity, keyword) runs, so there is no threshold to calibrate', 'add similarity or keyword to --selectors');
   }
+  // Before any call: a baseline that cannot give every score selector its threshold fails here, nothing paid for.
+  if (opts.thresholdBaseline) opts = { ...opts, threshold: await thresholdsFromBaseline(opts, opts.thresholdBaseline, availability.run) };
 
   const client = await import('../client.js');
   let chat: Awaited<ReturnType<typeof client.createChatClient>> | undefined;
@@ -334,6 +355,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
       skipped: availability.skipped,
       k: opts.k,
       threshold: opts.threshold,
+      thresholdFrom: opts.thresholdBaseline?.file,
       calibrate: opts.calibrate,
       runs: opts.runs,
       provider: opts.provider,
