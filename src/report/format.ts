@@ -40,10 +40,18 @@ export function rateText(r: Rate): string {
   return r.rate === null ? `n/a (0/0)` : `${pct(r.rate)} (${r.k}/${r.n})`;
 }
 
-/** `[4.3–31.0]` percent bounds of the Wilson interval, or '' for an empty rate. */
+/** `[4.3–31.0]` percent bounds of the Wilson interval (with the effective n under --runs), or '' for an empty rate. */
 export function intervalText(r: Rate): string {
   if (r.low === null || r.high === null) return '';
-  return `[${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}]`;
+  return `[${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}]${effectiveNText(r)}`;
+}
+
+/**
+ * ` (eff. n 6.4)` when repeats of the same request (--runs N) made the interval as wide as that many independent
+ * decisions would; '' otherwise (one run per request, or repeats that behave as independent).
+ */
+export function effectiveNText(r: Rate): string {
+  return r.effectiveN !== undefined && r.designEffect !== undefined && r.designEffect > 1 ? ` (eff. n ${r.effectiveN.toFixed(1)})` : '';
 }
 
 export function int(n: number): string {

@@ -4,6 +4,7 @@
 import Table from 'cli-table3';
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
+import { effectiveNText } from './format.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
 export interface TerminalReportOptions {
@@ -68,9 +69,7 @@ export function pct(x: number | null): string {
 /** "8.3% [2.3-25.8] 2/24" */
 export function rateCell(r: Rate): string {
   if (r.rate === null) return `- 0/0`;
-  const cell = `${pct(r.rate)} [${(100 * r.low!).toFixed(1)}-${(100 * r.high!).toFixed(1)}] ${r.k}/${r.n}`;
-  // With --runs N the interval is as wide as this many independent decisions would give (repeats are correlated).
-  return r.effectiveN !== undefined && r.designEffect !== undefined && r.designEffect > 1 ? `${cell} (eff. n ${r.effectiveN.toFixed(1)})` : cell;
+  return `${pct(r.rate)} [${(100 * r.low!).toFixed(1)}-${(100 * r.high!).toFixed(1)}] ${r.k}/${r.n}${effectiveNText(r)}`;
 }
 
 function money(x: number): string {
