@@ -8,17 +8,11 @@ import { DEFAULT_PREAMBLE, runSuggestEval } from './arms.js';
 import type { ChatClient } from '../client.js';
 import { MalformedAnswer } from './llm.js';
 import { renderArms, renderRanking, renderSuggestion } from './render.js';
-import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings, type WideMode } from './suggester.js';
+import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings } from './suggester.js';
 import { createSimilarityRanker, type Ranker } from './wide.js';
 
-export interface SuggestCliOptions extends ProviderOptions {
+export interface SuggestCliOptions extends ProviderOptions, SuggestSettings {
   skills: string;
-  wide: WideMode;
-  gate: number;
-  fit: number;
-  shortlist: number;
-  excerpt: number;
-  chunkSize: number;
   suggesterModel?: string;
   rankOnly?: boolean;
   eval?: boolean;
