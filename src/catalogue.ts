@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import matter from 'gray-matter';
 import { UserError } from './errors.js';
 import { readJsonFile, readJsonText } from './jsonfile.js';
+import { canonicalJson } from './cache.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -537,16 +538,6 @@ async function isRegularFile(p: string): Promise<boolean> {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(v))
-    return `{${Object.keys(v)
-      .sort(compareStrings)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
 }
 
 function toPosix(p: string): string {

@@ -1,10 +1,10 @@
 // The terminal report of a results file: one summary table per run, then for score selectors the separability and a
 // compact threshold sweep, recall, confusion, flaky requests, failures (truncated, with a count) and the gate.
 // Plain text unless `color` is set: readable in a CI log.
-import Table from 'cli-table3';
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
 import { effectiveNText } from './format.js';
+import { terminalTable } from './table.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
 export interface TerminalReportOptions {
@@ -49,18 +49,9 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
   return out.join('\n') + '\n';
 }
 
-function table(head: string[], opts: TerminalReportOptions, align?: ('left' | 'right')[]): Table.Table {
-  return new Table({
-    // Colour is applied here, not through cli-table3's styles: those are silently dropped when the colour library
-    // guesses that stdout is not a terminal, and the caller (who knows) has already decided.
-    head: opts.color ? head.map(cyan) : head,
-    colAligns: align ?? head.map(() => 'left'),
-    style: { head: [], border: [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
+function table(head: string[], opts: TerminalReportOptions, align?: ('left' | 'right')[]) {
+  return terminalTable(head, { color: opts.color, align });
 }
-
-const cyan = (text: string): string => `\x1b[36m${text}\x1b[39m`;
 
 export function pct(x: number | null): string {
   return x === null ? '-' : `${(100 * x).toFixed(1)}%`;

@@ -1,14 +1,14 @@
 // Terminal text of `skillbench suggest`: one suggestion, the offline ranking, and the arms' extra sections (cost per
 // arm and per request, fixed and broken requests) printed after the shared terminal report.
 import { truncate } from '../report/terminal.js';
+import { usd } from '../report/format.js';
 import type { ResultsFile, ScoredSkill, SelectorMetrics } from '../types.js';
 import { requestCost, type ArmComparison } from './arms.js';
 import type { Suggestion } from './suggester.js';
 import type { GateAnswers } from './wide.js';
 
-export function money(x: number): string {
-  return x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(6)}` : `$${x.toFixed(4)}`;
-}
+/** Dollars as every report format prints them. */
+export const money = usd;
 
 const f2 = (x: number) => x.toFixed(2);
 

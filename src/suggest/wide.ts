@@ -1,7 +1,7 @@
 // Stage 1, wide: rank every skill of the catalogue for a request, and decide whether the request needs a skill at
 // all. The decision asks about action, not topic: three questions answered 0..1, their mean against a threshold.
 import type { EmbeddingProvider, JsonSchema, Lane, ScoredSkill, Skill } from '../types.js';
-import { cosine } from '../selectors/similarity.js';
+import { cosine, createSimilarityRanker as createSelectorRanker } from '../selectors/similarity.js';
 import { askJson, MalformedAnswer, unitNumber, type SuggestChat, type SuggesterCall, type SuggesterStage } from './llm.js';
 
 /** The gate questions, as asked. "prose alone" counts against a skill: the score uses 1 - its answer. */
@@ -252,18 +252,13 @@ export async function askGate(
 
 export type Ranker = (text: string) => Promise<ScoredSkill[]>;
 
-/** Ranks every skill by cosine similarity of its name and description to the request (vectors computed once). */
+/**
+ * Ranks every skill by cosine similarity to the request: the similarity selector's ranker (same documents, so the
+ * same cached vectors and the same scores as `eval-trigger --selectors similarity`), one request at a time.
+ */
 export async function createSimilarityRanker(embedder: EmbeddingProvider, skills: Skill[]): Promise<Ranker> {
-  const docs = await embedder.embed(
-    skills.map((s) => ({ text: `${s.name}: ${s.description}`, title: s.name })),
-    'document',
-  );
-  return async (text) => {
-    const [query] = await embedder.embed([{ text }], 'query');
-    return skills
-      .map((s, i) => ({ name: s.name, score: cosine(query, docs[i]) }))
-      .sort((a, b) => b.score - a.score);
-  };
+  const ranker = await createSelectorRanker(embedder, skills);
+  return async (text) => (await ranker.rank([text], { keep: skills.length }))[0]!;
 }
 
 /** The similarity selector's cosine (one definition for both). */
