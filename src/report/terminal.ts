@@ -3,6 +3,7 @@
 // Plain text unless `color` is set: readable in a CI log.
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
+import { incompleteText } from '../completeness.js';
 import { effectiveNText } from './format.js';
 import { terminalTable } from './table.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
@@ -24,6 +25,8 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
       `${results.requests.length} requests (${covered} covered, ${results.requests.length - covered} uncovered)` +
       (results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''),
   );
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) out.push(incomplete);
   out.push(summaryTable(results, metrics, opts));
   const unnamed = results.runs.find((r) => r.selector === 'explicit' && r.decisions.every((d) => d.chosen === null && !d.rawChoice && !d.error));
   if (unnamed) {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ProviderError, UserError } from '../errors.js';
+import { safeUrl } from '../secrets.js';
 import { chooseThreshold, topOf } from '../metrics.js';
 import type { ProviderOptions } from '../options.js';
 import type {
@@ -122,7 +123,7 @@ export interface RunContext {
   calibration?: EvalRequest[];
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number } }>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; runStopped?: string | null } }>;
   embedder: () => Promise<EmbeddingProvider>;
 }
 
@@ -325,10 +326,12 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     deps.progress.stop();
   }
   const { auditCatalogue } = await import('../audit.js');
+  const { completenessOf } = await import('../completeness.js');
   return {
     results: {
       ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
       runs,
+      completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
     },
     clientSummary: chat?.summary(),
@@ -362,7 +365,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
       model: opts.model,
       embeddings: opts.embeddings,
       embeddingModel: opts.embeddingModel,
-      baseUrl: opts.baseUrl,
+      baseUrl: safeUrl(opts.baseUrl),
       cacheOnly: opts.cacheOnly ?? false,
       thinking: opts.thinking,
     },
