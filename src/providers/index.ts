@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import type { ChatProvider, EmbeddingProvider, ProviderId } from '../types.js';
 import { defaultModel } from './models.js';
 import { isLocalBaseUrl } from './pricing.js';
+import { safeUrl } from '../secrets.js';
 import type { ProviderConfig } from './shared.js';
 
 export type { ProviderConfig } from './shared.js';
@@ -59,9 +60,14 @@ export function baseUrlFrom(provider: ProviderId, explicit: string | undefined, 
   } catch {
     // not a URL at all: reported below
   }
+  const source = explicit !== undefined ? '--base-url' : BASE_URL_VARS[provider];
   if (protocol !== 'http:' && protocol !== 'https:') {
-    const source = explicit !== undefined ? '--base-url' : BASE_URL_VARS[provider];
-    throw new UserError(`${source}: "${v}" is not an http(s) URL`, 'write it with its scheme, e.g. http://localhost:11434/v1');
+    throw new UserError(`${source}: "${safeUrl(v)}" is not an http(s) URL`, 'write it with its scheme, e.g. http://localhost:11434/v1');
+  }
+  const u = new URL(v);
+  if (u.username || u.password) {
+    // fetch refuses such URLs outright; and the password must not be echoed: the message shows it as ***.
+    throw new UserError(`${source}: "${safeUrl(v)}" carries a user name or password, which the SDKs cannot send`, `drop them from the URL and put the key in ${KEY_VARS[provider][0]}`);
   }
   return v.replace(/\/+$/, '');
 }
