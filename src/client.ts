@@ -8,7 +8,7 @@ import { Pacer, retryPolicy, withRetries, type RetryPolicy, type RetryTuning } f
 import { ProviderError, UserError } from './errors.js';
 import type { ProviderOptions } from './options.js';
 import { findModel, today } from './providers/models.js';
-import { applyPlan, parseThinkingFlag, planModel, type ModelPlan } from './providers/params.js';
+import { applyPlan, parseThinkingFlag, planModel, promptCacheNote, type ModelPlan } from './providers/params.js';
 import {
   baseUrlFrom,
   defaultChatModel,
@@ -122,6 +122,8 @@ export interface DryRunReport {
   estimatedCostUsd: number | null;
   /** How the estimate was made. */
   method: string;
+  /** Whether the stable prefix (tools + catalogue) reaches the model's prompt-cache minimum. */
+  promptCache?: string;
 }
 
 export interface ChatClient {
@@ -236,7 +238,7 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     chat: (req, o) => chat(core, req, o),
     countTokens: (req) => countTokens(core, req),
     stats: () => clientStats(core),
-    dryRunReport: () => core.dryRun.report(core.cfg, core.price),
+    dryRunReport: () => core.dryRun.report(core.cfg, core.price, core.plan),
     summary: () => clientSummary(core),
     keyOf: (req, sample = 0) => chatCacheKey(core.cfg.provider, core.cfg.model, withDefaults(req, core.cfg.model, core.plan), sample),
   };
@@ -325,7 +327,7 @@ async function chat(core: ClientCore, req0: ClientRequest, o: ChatOptions = {}):
     throw new CacheMissError(describe(req));
   }
   if (core.opts.dryRun) {
-    core.dryRun.wouldCall(await estimateCall(req, core.price));
+    core.dryRun.wouldCall(await estimateCall(req, core.price), await estimatePrefixTokens(req));
     throw new DryRunError();
   }
   return callOnce(core, req, key, sample, o.lane, t0);
@@ -562,15 +564,19 @@ class DryRunTally {
   private output = 0;
   private costUsd = 0;
 
-  wouldCall(e: CallEstimate): void {
+  private prefix = 0;
+
+  wouldCall(e: CallEstimate, prefixTokens = 0): void {
+    this.prefix = Math.max(this.prefix, prefixTokens);
     this.calls++;
     this.input += e.input;
     this.output += e.output;
     this.costUsd += e.cost;
   }
 
-  report(cfg: ResolvedConfig, price: Price | null): DryRunReport {
+  report(cfg: ResolvedConfig, price: Price | null, plan?: ModelPlan): DryRunReport {
     return {
+      ...(this.calls && plan ? { promptCache: promptCacheNote(cfg.provider, cfg.model, plan.row, this.prefix) } : {}),
       provider: cfg.provider,
       model: cfg.model,
       calls: this.calls,
@@ -655,7 +661,8 @@ export function formatDryRun(r: DryRunReport): string {
   const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)}`;
   return (
     `dry run (${r.provider}/${r.model}): ${n(r.calls)} calls would be made, ${n(r.cached)} answered from the cache; ` +
-    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})`
+    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})` +
+    (r.promptCache ? `\n  ${r.promptCache}` : '')
   );
 }
 
@@ -666,6 +673,17 @@ function describe(req: ChatRequest): string {
 }
 
 let countText: ((s: string) => number) | null = null;
+
+/** Offline estimate of the stable prefix a provider may cache: the tools and the system blocks up to the last one
+ * marked for caching (the catalogue). */
+export async function estimatePrefixTokens(req: Pick<ChatRequest, 'system' | 'tools'>): Promise<number> {
+  countText ??= (await import('./tokenizer.js')).countTokens;
+  const last = req.system.map((b) => Boolean(b.cache)).lastIndexOf(true);
+  if (last < 0) return 0;
+  const parts = req.system.slice(0, last + 1).map((b) => b.text);
+  if (req.tools.length) parts.push(JSON.stringify(req.tools));
+  return parts.reduce((a, p) => a + countMemo(p), 0);
+}
 
 /** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
 export async function estimateInputTokens(req: ChatRequest): Promise<number> {

@@ -148,3 +148,18 @@ export function applyPlan(req: Omit<ChatRequest, 'model'>, model: string, plan: 
   if (temperature !== undefined && plan.row?.sampling.temperature) out.temperature = temperature;
   return out;
 }
+
+/**
+ * Whether the stable prefix of a request (tools and the catalogue block) can be served from the provider's prompt
+ * cache on this model: a prefix shorter than the model's minimum is never cached, whatever the request marks.
+ */
+export function promptCacheNote(provider: ProviderId, model: string, row: ModelRow | null, prefixTokens: number): string {
+  const who = `${provider}/${model}`;
+  const n = prefixTokens.toLocaleString('en-US');
+  if (!row || row.promptCacheMinTokens === null) return `prompt cache: the stable prefix (~${n} tokens) on ${who}: the model's cache minimum is unknown, so cache reads are not promised`;
+  const min = row.promptCacheMinTokens.toLocaleString('en-US');
+  const unsure = row.unconfirmed.includes('promptCacheMinTokens') ? ' (minimum unconfirmed: docs/models.md)' : '';
+  return prefixTokens >= row.promptCacheMinTokens
+    ? `prompt cache: the stable prefix (~${n} tokens) reaches ${who}'s minimum of ${min}: repeated calls can read it from the cache${unsure}`
+    : `prompt cache: the stable prefix (~${n} tokens) is below ${who}'s minimum of ${min}: it is never cached, every call pays full input price${unsure}`;
+}
