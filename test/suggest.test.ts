@@ -497,7 +497,7 @@ describe('skillbench suggest --eval (three arms)', () => {
     server.setHandlers({ gemini: fakeModel(seen, new Set(['Close all the issues labelled wontfix in my repo'])) });
     const file = join(dir, 'r.json');
     const r = await cli([...evalArgs(), '-o', file]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(4); // a failed suggester call: the run is incomplete (outputs still written)
     const results = JSON.parse(await readFile(file, 'utf8')) as ResultsFile;
     const d = results.runs[1]!.decisions.find((x) => x.requestId === 'wontfix')!;
     expect(d.error).toMatch(/^suggester: wide step/);

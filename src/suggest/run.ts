@@ -266,9 +266,12 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
     out(`  (the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)\n`);
     return;
   }
+  const { completenessOf, incompleteFailure } = await import('../completeness.js');
+  const stopped = clients.map((c) => c.stats().runStopped).find(Boolean);
+  results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, stopped);
   if (files.length) await writeOutputs(results, files);
   const { cacheMissFailure } = await import('../client.js');
-  const missing = cacheMissFailure(clients.map((c) => c.stats()));
+  const missing = cacheMissFailure(clients.map((c) => c.stats())) ?? incompleteFailure(results.completeness);
   if (opts.json === true) {
     out(JSON.stringify(results, null, 2) + '\n');
     if (missing) throw missing;
