@@ -133,7 +133,8 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
       verdict.passed = false;
       verdict.reasons.push(
         `${run.selector}: skill ${l.skill} lost ${l.before - l.after} of the ${l.before} requests it loaded correctly in ${name} ` +
-          `(now right on ${l.after} of its ${l.paired}; lost ${l.lost}, regained ${l.gained}): more than ${pct(opts.maxSkillLoss ?? DEFAULT_SKILL_LOSS)} of its correct loads, whatever the global test says`,
+          `(now right on ${l.after} of its ${l.paired}; lost ${l.lost}, regained ${l.gained}): more than ${pct(opts.maxSkillLoss ?? DEFAULT_SKILL_LOSS)} of its correct loads, ` +
+          `and more than noise explains (other skills lost ${pct(l.noise)} of theirs; p = ${formatP(l.pValue)}), whatever the global test says`,
       );
     }
   }
@@ -143,8 +144,14 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
 
 /**
  * Per skill (covered requests grouped by gold; a skill-creator positive's gold is its target), the requests it loaded
- * correctly in the baseline and now, on the paired requests with an outcome in both runs. A skill fails when its correct
- * loads fell (net) by at least `minRequests` and by more than `maxSkillLoss` of what it had.
+ * correctly in the baseline and now, on the paired requests with an outcome in both runs. A skill fails when
+ * 1. it lost most of its correct loads: they fell (net of regained ones) by at least `minRequests` and by more than
+ *    `maxSkillLoss` of what it had; and
+ * 2. noise does not explain it: with `noise` the loss rate of the other skills' correct requests (a request that was
+ *    right and is now wrong, add-half estimate (lost + 1/2) / (right + 1)), P(Binomial(before, noise) >= lost) is below
+ *    alpha / m, m the skills that could fail (Bonferroni: the family of skills keeps its false-alarm rate near alpha).
+ * A deterministic selector (noise ~0) fails a dead skill of 2 requests; a noisy model on a catalogue of 200 small
+ * skills needs a larger loss. src/gate-simulation.ts measures the false-alarm rate under A/A runs.
  */
 export function skillLosses(
   selector: string,
@@ -152,7 +159,7 @@ export function skillLosses(
   before: Map<string, { correct: boolean }>,
   after: Map<string, { correct: boolean }>,
   requests: EvalRequest[],
-  opts: Pick<BaselineGateOptions, 'minRequests' | 'maxSkillLoss'>,
+  opts: Pick<BaselineGateOptions, 'minRequests' | 'maxSkillLoss' | 'alpha'>,
 ): SkillLoss[] {
   const share = opts.maxSkillLoss ?? DEFAULT_SKILL_LOSS;
   const bySkill = new Map<string, SkillLoss>();
@@ -162,7 +169,7 @@ export function skillLosses(
     const then = before.get(key);
     const now = after.get(key);
     if (!then || !now) continue;
-    const l = bySkill.get(r.gold) ?? { selector, skill: r.gold, paired: 0, before: 0, after: 0, lost: 0, gained: 0, failed: false };
+    const l = bySkill.get(r.gold) ?? { selector, skill: r.gold, paired: 0, before: 0, after: 0, lost: 0, gained: 0, noise: 0, pValue: 1, failed: false };
     l.paired++;
     if (then.correct) l.before++;
     if (now.correct) l.after++;
@@ -170,11 +177,39 @@ export function skillLosses(
     if (!then.correct && now.correct) l.gained++;
     bySkill.set(r.gold, l);
   }
-  for (const l of bySkill.values()) {
-    const net = l.before - l.after;
-    l.failed = l.before > 0 && net >= Math.max(1, opts.minRequests) && net > share * l.before;
+  const rows = [...bySkill.values()];
+  const minLoss = Math.max(1, opts.minRequests);
+  const lostMost = (l: SkillLoss) => l.before > 0 && l.before - l.after >= minLoss && l.before - l.after > share * l.before;
+  const atRisk = rows.filter((l) => l.before >= minLoss).length;
+  const totalBefore = rows.reduce((sum, l) => sum + l.before, 0);
+  const totalLost = rows.reduce((sum, l) => sum + l.lost, 0);
+  for (const l of rows) {
+    l.noise = (totalLost - l.lost + 0.5) / (totalBefore - l.before + 1);
+    l.pValue = binomialTail(l.before, l.noise, l.lost);
+    l.failed = lostMost(l) && l.pValue < opts.alpha / Math.max(1, atRisk);
   }
-  return [...bySkill.values()];
+  return rows;
+}
+
+/** P(X >= k) for X ~ Binomial(n, p), summed in log space so large n neither overflows nor underflows. */
+export function binomialTail(n: number, p: number, k: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  let logPmf = k * Math.log(p) + (n - k) * Math.log(1 - p) + logChoose(n, k);
+  let tail = 0;
+  for (let i = k; i <= n; i++) {
+    tail += Math.exp(logPmf);
+    logPmf += Math.log(n - i) - Math.log(i + 1) + Math.log(p) - Math.log(1 - p);
+  }
+  return Math.min(1, tail);
+}
+
+function logChoose(n: number, k: number): number {
+  let out = 0;
+  for (let i = 1; i <= k; i++) out += Math.log(n - k + i) - Math.log(i);
+  return out;
 }
 
 /** Keys (id and text) of the requests both files have. */

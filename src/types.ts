@@ -361,6 +361,13 @@ export interface SkillLoss {
   /** Correct in the baseline and wrong now; wrong in the baseline and right now. */
   lost: number;
   gained: number;
+  /**
+   * The run-to-run loss rate seen on the other skills' requests (lost / correct in the baseline, add-half estimate):
+   * what noise alone takes from a request that was right.
+   */
+  noise: number;
+  /** P(at least `lost` of `before` requests lost by noise alone): binomial tail at `noise`. */
+  pValue: number;
   failed: boolean;
 }
 
