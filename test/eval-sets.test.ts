@@ -122,7 +122,7 @@ describe('skill-creator eval sets: every shape', () => {
 
   it('scores the target: another skill loading on a negative is no needless load, and the gates bound the target', async () => {
     await writeFile(file('expense.json'), JSON.stringify({ skill_name: 'expense-report-checker', evals: expenseSet }));
-    const r = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.05', '--max-needless-load', '0', '--json', file('expense-results.json'));
+    const r = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.05', '--max-needless-load', '0', '--json', file('expense-results.json'), '-o', file('expense.md'));
     expect(r.err).not.toMatch(/Error|at /);
     const results = await readResults(file('expense-results.json'));
     const hand = countTargets(results, 'keyword')['expense-report-checker']!;
@@ -141,6 +141,10 @@ describe('skill-creator eval sets: every shape', () => {
     const summary = r.out.split('\n').find((l) => /^│ keyword\s+│\s+6 │/.test(l))!;
     expect(summary).toContain(`${hand.pos - hand.posHit}/${hand.pos}`);
     expect(summary).toContain(`${hand.negHit}/${hand.neg}`);
+
+    const md = await readFile(file('expense.md'), 'utf8');
+    expect(md).toContain('#### Scored against the target skill');
+    expect(md).toMatch(new RegExp(`\\| keyword \\| expense-report-checker \\| .*\\(${hand.posHit}/${hand.pos}\\).* \\| ${hand.otherPos}, ${hand.otherNeg} \\| 0 \\|`));
 
     // --max-wrong-load bounds the missed triggers: an impossible bound fails naming the target.
     const strict = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.9', '--max-wrong-load', '0.1');
@@ -340,6 +344,10 @@ describe('per-request candidates', () => {
     expect(r.err).toMatch(/bad-cand\.json: request "q" field "candidates" names "wether", which is not a selectable skill/);
     const outside = await userError(() => parseRequestSet('c.json', [{ text: 'rain?', gold: 'weather', candidates: ['flights'] }]));
     expect(outside.message).toMatch(/entry 0: field "candidates" does not include "weather", the skill this request must load/);
+    // suggest --eval ranks the whole catalogue: it refuses a candidate list instead of dropping it.
+    const suggest = await runCli(['suggest', '--eval', '--skills', file('tools.json'), '--requests', file('candidates.json')], { cwd: root });
+    expect(suggest.code).toBe(2);
+    expect(suggest.stderr).toMatch(/request "n1" has a "candidates" list, which suggest --eval does not support/);
     const empty = await userError(() => parseRequestSet('c.json', [{ text: 'rain?', gold: null, candidates: [] }]));
     expect(empty.message).toMatch(/field "candidates" must be a non-empty list of skill names/);
   });

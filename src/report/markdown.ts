@@ -45,6 +45,7 @@ export function renderMarkdown(input: ReportInput): string {
     '',
   );
 
+  out.push(...targetSection(metrics));
   if (input.baseline) out.push(...baselineSection(input));
   out.push(...armFlipSection(results));
   if (gate) {
@@ -176,6 +177,23 @@ function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): strin
 }
 
 /** `8.3% (1/12) [1.5–35.4]`. */
+/** Skill-creator sets: each target's trigger and false-trigger rates, loads of other skills apart, and the pool. */
+function targetSection(metrics: SelectorMetrics[]): string[] {
+  const rows = metrics.flatMap((m) => (m.targets ?? []).map((t) => ({ m, t })));
+  if (!rows.length) return [];
+  return [
+    '#### Scored against the target skill',
+    '',
+    '| selector | target skill | trigger rate on positives | false triggers on negatives | went to another skill (pos, neg) | errors |',
+    '|---|---|---:|---:|---:|---:|',
+    ...rows.map(({ m, t }) =>
+      `| ${cell(m.selector)} | ${cell(t.skill)} | ${rateCell(t.trigger)} | ${rateCell(t.falseTrigger)} | ${t.otherOnPositives}, ${t.otherOnNegatives} | ${t.errorsOnPositives + t.errorsOnNegatives} |`),
+    '',
+    '<sub>A negative (should_trigger: false) is a near miss for its target: it passes unless the target loads; another skill loading there is counted apart.</sub>',
+    '',
+  ];
+}
+
 function rateCell(r: Parameters<typeof rateText>[0]): string {
   const ci = intervalText(r);
   return ci ? `${rateText(r)} ${ci}` : rateText(r);
