@@ -1,5 +1,5 @@
 // Request sets: which skill each request must load (or none). Shapes accepted (ACCEPTED_SHAPES):
-//   own / MetaTool:  [{id?, text, gold: name | null, kind?, candidates?}]  or  {requests: [...]}
+//   own / MetaTool:  [{id?, text, gold: name | null, kind?, candidates?, target?}]  or  {requests: [...]}
 //                    (id defaults to r1, r2, ... by position)
 //   skill-creator:   [{query | prompt, should_trigger, id?, candidates?}] about one skill, named with --skill,
 //                    or wrapped: {skill_name, evals: [...]} / {skill_name, queries: [...]}
@@ -140,6 +140,13 @@ function parseOwn(file: string, list: unknown[]): EvalRequest[] {
     if (kind !== undefined && !(REQUEST_KINDS as readonly unknown[]).includes(kind)) throw bad('kind', `must be one of ${REQUEST_KINDS.join(', ')}`);
     const request: EvalRequest = { id: idOf(entry, i, bad), text, gold: gold as string | null };
     if (kind !== undefined) request.kind = kind as RequestKind;
+    if ('target' in entry) {
+      // Written by skillbench (a results file's requests): a request scored against one skill, as skill-creator's are.
+      const { target } = entry;
+      if (typeof target !== 'string' || target === '') throw bad('target', 'must be a skill name');
+      if (gold !== null && gold !== target) throw bad('target', `is "${target}" but gold is "${String(gold)}": a target request's gold is its target or null`);
+      request.target = target;
+    }
     addCandidates(request, entry, bad);
     return request;
   });

@@ -63,6 +63,7 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (req.gold !== null && typeof req.gold !== 'string') bad(`${f}.gold`, 'must be a skill name or null');
     if (req.kind !== undefined && !['positive', 'near-miss', 'off-topic'].includes(req.kind as string)) bad(`${f}.kind`, 'must be positive, near-miss or off-topic');
     if (req.target !== undefined && typeof req.target !== 'string') bad(`${f}.target`, 'must be a skill name');
+    if (req.target !== undefined && req.gold !== null && req.gold !== req.target) bad(`${f}.target`, 'must equal gold when gold is set');
     if (req.candidates !== undefined && !(Array.isArray(req.candidates) && req.candidates.every((c) => typeof c === 'string'))) bad(`${f}.candidates`, 'must be a list of skill names');
     if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);

@@ -146,6 +146,14 @@ describe('skill-creator eval sets: every shape', () => {
     expect(md).toContain('#### Scored against the target skill');
     expect(md).toMatch(new RegExp(`\\| keyword \\| expense-report-checker \\| .*\\(${hand.posHit}/${hand.pos}\\).* \\| ${hand.otherPos}, ${hand.otherNeg} \\| 0 \\|`));
 
+    // A results file's requests keep their target: fed back as a request file, they are scored the same way.
+    await writeFile(file('round-trip.json'), JSON.stringify(results.requests));
+    const again = await cli('--requests', file('round-trip.json'), '--selectors', 'keyword', '--threshold', '0.05', '--json', file('round-trip-results.json'));
+    expect(again.code).toBe(0);
+    expect(countTargets(await readResults(file('round-trip-results.json')), 'keyword')).toEqual(countTargets(results, 'keyword'));
+    const inconsistent = await userError(() => parseRequestSet('t.json', [{ text: 'x', gold: 'a', target: 'b' }]));
+    expect(inconsistent.message).toMatch(/field "target" is "b" but gold is "a"/);
+
     // --max-wrong-load bounds the missed triggers: an impossible bound fails naming the target.
     const strict = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.9', '--max-wrong-load', '0.1');
     expect(strict.code).toBe(1);
