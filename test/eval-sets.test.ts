@@ -375,8 +375,11 @@ describe('honest thresholds and degenerate sets', () => {
   });
 
   it('shows the rates a one-sided set cannot define as undefined, with the reason, never "100% accuracy" or "separable"', async () => {
-    const r = await cli('--requests', file('only-pos.json'), '--selectors', 'keyword');
+    const r = await cli('--requests', file('only-pos.json'), '--selectors', 'keyword', '-o', file('only-pos.md'));
     expect(r.code).toBe(0);
+    const md = await readFile(file('only-pos.md'), 'utf8');
+    expect(md).toMatch(/^\| keyword \| .* \| n\/a \(0\/0\) \| undefined \| 0 \|/m);
+    expect(md).toMatch(/- needless load undefined: the set has no uncovered requests/);
     const row = r.out.split('\n').find((l) => /^│ keyword/.test(l))!;
     expect(row).toMatch(/│ undefined\s+│/); // accuracy
     expect(row).toMatch(/│ undefined 0\/0\s+│/); // needless load

@@ -2,6 +2,7 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
+import { setShape, undefinedRateLines } from './targets.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
@@ -29,12 +30,15 @@ export function renderMarkdown(input: ReportInput): string {
     return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
   }
 
+  const shape = setShape(results.requests);
   out.push('| selector | wrong load | needless load | accuracy | errors | mean input tokens | cost | threshold |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---|');
   results.runs.forEach((run, i) => {
     const m = metrics[i]!;
+    // One-sided set: "load everything" (or nothing) would score 100%, so accuracy is undefined (the line below says why).
+    const accuracy = shape.oneSided ? 'undefined' : rateCell(m.accuracy);
     out.push(
-      `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${rateCell(m.accuracy)} | ${m.errors} | ` +
+      `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${accuracy} | ${m.errors} | ` +
         `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
     );
   });
@@ -44,6 +48,8 @@ export function renderMarkdown(input: ReportInput): string {
       'Needless load: requests that need no skill where one was loaded. Errors are counted apart. 95% Wilson intervals in brackets.</sub>',
     '',
   );
+  const undefinedLines = undefinedRateLines(shape, metrics);
+  if (undefinedLines.length) out.push(...undefinedLines.map((l) => `- ${cell(l)}`), '');
 
   out.push(...targetSection(metrics));
   if (input.baseline) out.push(...baselineSection(input));
