@@ -10,7 +10,7 @@ import path from 'node:path';
 import { readResults } from '../src/results.js';
 import { parseRequestSet } from '../src/requests.js';
 import { UserError } from '../src/errors.js';
-import { openai, startWireServer, type WireServer } from './support/wire-server.js';
+import { openai, startWireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
 import type { Decision, EvalRequest, ResultsFile } from '../src/types.js';
 
