@@ -88,6 +88,13 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
     (r.decisions as unknown[]).forEach((d, j) => validateDecision(d, `${f}.decisions[${j}]`, ids, bad, isObj, num));
   });
+  if (root.completeness !== undefined) {
+    const c = root.completeness;
+    if (!isObj(c)) bad('completeness', 'must be an object');
+    const comp = c as Record<string, unknown>;
+    for (const key of ['failed', 'total', 'maxErrorRate']) if (!num(comp[key])) bad(`completeness.${key}`, 'must be a number');
+    if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
+  }
   return data as ResultsFile;
 }
 
@@ -107,6 +114,8 @@ function validateDecision(
   if (dec.chosen !== null && typeof dec.chosen !== 'string') bad(`${f}.chosen`, 'must be a skill name or null');
   if (dec.rawChoice !== undefined && typeof dec.rawChoice !== 'string') bad(`${f}.rawChoice`, 'must be a string');
   if (dec.error !== undefined && typeof dec.error !== 'string') bad(`${f}.error`, 'must be a string');
+  if (dec.errorKind !== undefined && !['stop', 'call', 'budget', 'cache'].includes(dec.errorKind as string)) bad(`${f}.errorKind`, 'must be stop, call, budget or cache');
+  if (dec.stopReason !== undefined && typeof dec.stopReason !== 'string') bad(`${f}.stopReason`, 'must be a string');
   if (dec.scores !== undefined) {
     if (!Array.isArray(dec.scores)) bad(`${f}.scores`, 'must be an array');
     (dec.scores as unknown[]).forEach((s, k) => {

@@ -117,12 +117,22 @@ export interface ChatRequest {
   tools: ToolDeclaration[];
   toolChoice?: 'auto' | 'none' | 'required';
   maxOutputTokens?: number;
+  /** A preference: sent only where the model table says the model takes it (see providers/params.ts). */
   temperature?: number;
-  /** 'minimal' by default for models that think. */
-  thinking?: 'minimal' | 'low' | 'medium' | 'high' | number;
+  /** The thinking parameter as resolved from the model table (never set by callers: the client sets it). */
+  thinking?: ThinkingParam;
   /** Ask for a JSON answer matching this schema (structured output), no tools. */
   responseSchema?: JsonSchema;
 }
+
+/** A thinking setting the model takes: a token budget (Gemini 2.5 thinkingBudget, Claude extended thinking), a level
+ * (Gemini 3 thinkingLevel, OpenAI reasoning_effort, Claude effort), or Claude's adaptive thinking with an effort. */
+export type ThinkingParam = { budget: number } | { level: string } | { adaptive: string };
+
+/** How a response ended, normalised across providers: `stop` (an answer), `tool` (a tool call), or a reason the
+ * answer is missing or cut: `length` (output cap), `safety` (blocked), `refusal`, `malformed` (a broken tool call),
+ * `other`. */
+export type StopKind = 'stop' | 'tool' | 'length' | 'safety' | 'refusal' | 'malformed' | 'other';
 
 export interface Usage {
   /** All input tokens of the call, cached ones included. */
@@ -140,7 +150,10 @@ export interface ChatResponse {
   calls: FunctionCall[];
   text: string;
   usage: Usage;
+  /** The provider's own stop reason (finishReason, stop_reason, finish_reason). */
   stopReason?: string;
+  /** The stop reason normalised (see StopKind); absent in cache entries written before it existed. */
+  stopKind?: StopKind;
   /** Provider-native assistant content, kept for the history. */
   raw?: unknown;
 }
@@ -152,7 +165,7 @@ export interface ChatProvider {
   model: string;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
   /** Exact input token count of a request, where the provider has an API for it. */
-  countTokens?(req: ChatRequest): Promise<number>;
+  countTokens?(req: ChatRequest, signal?: AbortSignal): Promise<number>;
 }
 
 export type EmbeddingRole = 'document' | 'query';
@@ -186,6 +199,11 @@ export interface Decision {
   rawChoice?: string;
   /** A failed call: counted apart, never as "none". */
   error?: string;
+  /** Why the call failed: `stop` (the model stopped without deciding: length, safety, refusal, ...; see stopReason),
+   * `call` (an HTTP or connection failure after retries), `budget` (--max-cost), `cache` (--cache-only miss). */
+  errorKind?: 'stop' | 'call' | 'budget' | 'cache';
+  /** The normalised stop reason of a response that ended without a decision (length, safety, refusal, ...). */
+  stopReason?: string;
   /** Score-based selectors: candidates, best first (at least the top 5). */
   scores?: ScoredSkill[];
   usage?: Usage;
@@ -224,6 +242,21 @@ export interface SelectorRun {
   decisions: Decision[];
 }
 
+/** How much of the run was measured (see src/completeness.ts). */
+export interface Completeness {
+  /** Decisions that are errors (cache misses of --cache-only not counted: they end the run as bad input). */
+  failed: number;
+  total: number;
+  /** --max-error-rate. */
+  maxErrorRate: number;
+  /** failed / total <= maxErrorRate. An incomplete run passes no gate. */
+  complete: boolean;
+  /** Failures by kind: call, budget, "stopped: length", ... */
+  byKind?: Record<string, number>;
+  /** Why the run stopped calling early (the fail-fast breaker), when it did. */
+  stopped?: string;
+}
+
 export interface ResultsFile {
   schema: 'skillbench.results';
   version: 1;
@@ -237,6 +270,8 @@ export interface ResultsFile {
   runs: SelectorRun[];
   /** Baseline comparison, when one was run. */
   gate?: GateVerdict;
+  /** How much was measured; an incomplete run passes no gate (absent in files written before it existed). */
+  completeness?: Completeness;
   tokenAudit?: TokenAudit;
   /** eval-quality: per-mode answer quality and cost (each run's decisions carry the per-case details). */
   quality?: QualitySummary;

@@ -71,6 +71,7 @@ async function run(opts: Options, version: string): Promise<void> {
       import('../report/index.js'),
       import('../progress.js'),
     ]);
+  const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const selectors = opts.selectors === undefined ? undefined : parseSelectors(opts.selectors);
   // --threshold baseline: measure this run at the thresholds the baseline applied (resolved before any call).
   const fromBaseline = opts.threshold?.trim() === 'baseline';
@@ -121,6 +122,9 @@ async function run(opts: Options, version: string): Promise<void> {
   if (verdict || reasons.length || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined) {
     const v: GateVerdict = verdict ?? { passed: true, reasons: [], flips: [] };
     v.reasons = [...reasons, ...v.reasons];
+    // No gate passes on figures with holes in them: an error is not a pass.
+    const incomplete = incompleteText(results.completeness);
+    if (incomplete) v.reasons.unshift(`${incomplete}: no gate passes on an incomplete run`);
     v.passed = v.reasons.length === 0;
     results.gate = v;
   }
@@ -136,5 +140,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
   if (missing) throw missing;
+  const incomplete = incompleteFailure(results.completeness);
+  if (incomplete) throw incomplete;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -3,6 +3,7 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
+import { incompleteText } from '../completeness.js';
 import {
   armFlips, escapeHtml as e, figure, hasRepeats, int, intervalText, isQuality, judgeMeanText, passedOf, pct, qualityRows, score, selectorLabel,
   skillText, thresholdText, usd, when, whyFailed, type ArmFlipRow, type ReportInput,
@@ -95,7 +96,10 @@ function metaLine(results: ResultsFile): string {
 }
 
 function gateBadge(results: ResultsFile): string {
-  if (!results.gate) return '';
+  const incomplete = incompleteText(results.completeness);
+  const warn = incomplete ? `<span class="badge fail" title="${e(incomplete)}">⚠ incomplete</span><p class="verdict fail">${e(incomplete)}</p>` : '';
+  if (!results.gate) return warn;
+  if (warn) return warn + (results.gate.passed ? '' : '<span class="badge fail">✗ gate failed</span>');
   return results.gate.passed
     ? '<span class="badge pass">✓ gate passed</span>'
     : '<span class="badge fail">✗ gate failed</span>';

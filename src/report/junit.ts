@@ -3,6 +3,7 @@
 // <error>. classname = selector, name = request id and text. For eval-quality results a test case is a quality case
 // in one mode, and a failure is an answer that failed its checks.
 import type { ResultsFile } from '../types.js';
+import { incompleteText } from '../completeness.js';
 import { decisionRows, expectedText, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
 
 export function renderJunit(results: ResultsFile): string {
@@ -67,6 +68,16 @@ export function renderJunit(results: ResultsFile): string {
       `  <testsuite name="${xml(run.selector)}" tests="${rows.length}" failures="${suiteFailures}" errors="${suiteErrors}" skipped="0" ` +
         `time="${suiteTime.toFixed(3)}" timestamp="${xml(results.createdAt)}">\n    <properties>\n${props}\n    </properties>\n` +
         `${cases.join('\n')}${cases.length ? '\n' : ''}  </testsuite>`,
+    );
+  }
+  // An incomplete run is one more failing test case, so CI shows it in words even when every decision made passed.
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) {
+    tests++;
+    errors++;
+    suites.push(
+      `  <testsuite name="completeness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xml(results.createdAt)}">\n` +
+        `    <testcase classname="completeness" name="every call answered" time="0.000">\n      <error message="${xml(incomplete)}" type="incomplete">${xmlText(incomplete)}</error>\n    </testcase>\n  </testsuite>`,
     );
   }
   return (

@@ -2,6 +2,7 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
+import { incompleteText } from '../completeness.js';
 import { setShape, undefinedRateLines } from './targets.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
@@ -18,7 +19,9 @@ export function renderMarkdown(input: ReportInput): string {
   const out: string[] = [];
   const gate = results.gate;
   const verdict = gate ? (gate.passed ? ' — gate passed ✅' : ' — gate failed ❌') : '';
-  out.push(`### skillbench ${results.command}${verdict}`, '');
+  const incomplete = incompleteText(results.completeness);
+  out.push(`### skillbench ${results.command}${incomplete ? ' — incomplete ⚠️' : ''}${verdict}`, '');
+  if (incomplete) out.push(`**${cell(incomplete)}**`, '');
   out.push(
     `${results.requests.length} requests · ${results.catalogue.skills.length} skills (\`${code(results.catalogue.source)}\`) · ` +
       `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(when(results.createdAt))}`,

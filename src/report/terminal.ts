@@ -3,6 +3,7 @@
 // Plain text unless `color` is set: readable in a CI log.
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
+import { incompleteText } from '../completeness.js';
 import { effectiveNText, expectedText } from './format.js';
 import { terminalTable } from './table.js';
 import { setShape, targetSection, undefinedRateLines, type SetShape } from './targets.js';
@@ -29,6 +30,8 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
       (shape.withCandidates ? `, ${shape.withCandidates} with their own candidate list` : '') +
       (results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''),
   );
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) out.push(incomplete);
   out.push(summaryTable(results, metrics, shape, opts));
   out.push(...undefinedRateLines(shape, metrics));
   const targets = targetSection(metrics, opts);

@@ -39,6 +39,21 @@ export function decisionFromResponse(response: ChatResponse, names: string[], re
   return decision;
 }
 
+/** What a failed call leaves on its decision: the error text, its kind, and the stop reason of a response that ended
+ * without an answer. Null for anything else (a bug: thrown). */
+export function callErrorFields(err: unknown): Pick<Decision, 'error' | 'errorKind' | 'stopReason'> | null {
+  const error = callErrorText(err);
+  if (error === null) return null;
+  const e = err as { name?: string; kind?: string; message?: string };
+  if (e.name === 'BudgetExceededError') return { error, errorKind: 'budget' };
+  if (e.name === 'CacheMissError') return { error, errorKind: 'cache' };
+  if (e.kind === 'stop') {
+    const reason = /stop reason (\w+)/.exec(e.message ?? '')?.[1];
+    return { error, errorKind: 'stop', ...(reason ? { stopReason: reason } : {}) };
+  }
+  return { error, errorKind: 'call' };
+}
+
 /** Turns a failed call into the decision's `error` text; anything else is a bug and is thrown. */
 export function callErrorText(err: unknown): string | null {
   // ProviderError covers failed calls, --cache-only misses and --dry-run skips (their classes extend it).
@@ -67,9 +82,9 @@ export async function decideWithModel(
     decision.latencyMs = result.latencyMs;
     return decision;
   } catch (err) {
-    const text = callErrorText(err);
-    if (text === null) throw err;
-    return { requestId: request.id, run, chosen: null, error: text };
+    const fields = callErrorFields(err);
+    if (fields === null) throw err;
+    return { requestId: request.id, run, chosen: null, ...fields };
   } finally {
     if (lane) lane.done++;
   }

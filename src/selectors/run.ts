@@ -4,6 +4,7 @@
 // The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
 import path from 'node:path';
 import { ProviderError, UserError } from '../errors.js';
+import { safeUrl } from '../secrets.js';
 import { chooseThreshold, scoredItem, topOf } from '../metrics.js';
 import type { ProviderOptions } from '../options.js';
 import type {
@@ -124,7 +125,7 @@ export interface RunContext {
   calibrationShared?: number;
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number } }>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; runStopped?: string | null } }>;
   embedder: () => Promise<EmbeddingProvider>;
 }
 
@@ -312,10 +313,12 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     deps.progress.stop();
   }
   const { auditCatalogue } = await import('../audit.js');
+  const { completenessOf } = await import('../completeness.js');
   return {
     results: {
       ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
       runs,
+      completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
     },
     clientSummary: chat?.summary(),
@@ -350,7 +353,7 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
       model: opts.model,
       embeddings: opts.embeddings,
       embeddingModel: opts.embeddingModel,
-      baseUrl: opts.baseUrl,
+      baseUrl: safeUrl(opts.baseUrl),
       cacheOnly: opts.cacheOnly ?? false,
       thinking: opts.thinking,
     },
