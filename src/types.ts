@@ -60,9 +60,17 @@ export type RequestKind = 'positive' | 'near-miss' | 'off-topic';
 export interface EvalRequest {
   id: string;
   text: string;
-  /** The one skill that must be loaded, or null when none should be. */
+  /** The one skill that must be loaded, or null when none should be (or, with `target`, when the target should not). */
   gold: string | null;
   kind?: RequestKind;
+  /**
+   * A skill-creator request (`should_trigger`) is about one skill, its target: it passes when the target loads
+   * (gold = target) or does not load (gold = null). A negative is a near miss for the target only: another skill
+   * loading is right, reported apart as "went to another skill", never as a needless load.
+   */
+  target?: string;
+  /** The skills this request chooses among (its own tool list, as in BFCL or MetaTool): every selector sees only these. */
+  candidates?: string[];
 }
 
 // ---------------------------------------------------------------- providers
@@ -215,6 +223,8 @@ export interface ThresholdInfo {
   source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
   /** Where the value was chosen: the --calibrate request file (calibrated), or the --baseline results file (fixed by --threshold baseline). */
   calibrationFile?: string;
+  /** calibrated: the calibration set shares `shared` of its `of` requests (same text) with the requests scored: in-sample. */
+  inSample?: { shared: number; of: number };
 }
 
 export interface SelectorRun {
@@ -321,6 +331,8 @@ export interface Failure {
   requestId: string;
   text: string;
   expected: string | null;
+  /** A skill-creator request's target (expected null then means "not the target"). */
+  target?: string;
   got: string | null;
   score?: number;
   error?: string;
@@ -340,7 +352,8 @@ export interface SelectorMetrics {
   separability?: {
     lowestCorrectPositive: number | null;
     highestNegative: number | null;
-    separable: boolean;
+    /** null: undefined, the set has no uncovered requests (nothing to separate) or no correctly ranked positive. */
+    separable: boolean | null;
     bestThreshold: number | null;
     bestMean: number | null;
     sweep: SweepPoint[];
@@ -351,6 +364,46 @@ export interface SelectorMetrics {
   failures: Failure[];
   /** --runs > 1: per request trigger rate and flips. */
   flaky?: { requestId: string; text: string; choices: (string | null)[] }[];
+  /** Requests with a target (skill-creator sets): each target skill's figures, then every target pooled. */
+  targets?: TargetMetrics[];
+}
+
+/** One target skill's figures on its skill-creator requests (errors left out of every rate). */
+export interface TargetMetrics {
+  /** The target skill, or '(pooled)' for every target request together. */
+  skill: string;
+  /** Positives where the target loaded. */
+  trigger: Rate;
+  /** Negatives where the target loaded. */
+  falseTrigger: Rate;
+  /** Decisions that loaded a skill other than the target (or a name outside the catalogue), on positives and on negatives. */
+  otherOnPositives: number;
+  otherOnNegatives: number;
+  /** Failed calls, counted apart (left out of the rates). */
+  errorsOnPositives: number;
+  errorsOnNegatives: number;
+}
+
+/** One skill's correct loads against the baseline (the per-skill gate). */
+export interface SkillLoss {
+  selector: string;
+  skill: string;
+  /** Paired requests of the skill (gold = skill) with an outcome in both runs. */
+  paired: number;
+  /** Correct in the baseline, and now. */
+  before: number;
+  after: number;
+  /** Correct in the baseline and wrong now; wrong in the baseline and right now. */
+  lost: number;
+  gained: number;
+  /**
+   * The run-to-run loss rate seen on the other skills' requests (lost / correct in the baseline, add-half estimate):
+   * what noise alone takes from a request that was right.
+   */
+  noise: number;
+  /** P(at least `lost` of `before` requests lost by noise alone): binomial tail at `noise`. */
+  pValue: number;
+  failed: boolean;
 }
 
 export interface GateVerdict {
@@ -359,6 +412,8 @@ export interface GateVerdict {
   /** Per selector: requests whose outcome changed against the baseline. */
   flips: { selector: string; requestId: string; text: string; before: string | null; after: string | null; nowCorrect: boolean }[];
   mcnemar?: { selector: string; better: number; worse: number; pValue: number }[];
+  /** Per selector and skill: skills whose correct loads fell (the per-skill gate), worst first. */
+  skills?: SkillLoss[];
   /** What the comparison left out and why (requests or selectors in one file only, requests whose calls failed). */
   notes?: string[];
 }

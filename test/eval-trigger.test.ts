@@ -96,7 +96,8 @@ describe('eval-trigger offline', () => {
   });
 
   it('applies a fixed threshold and one calibrated on another request set', async () => {
-    await writeFile(file('calib.json'), JSON.stringify(requests.slice(0, 12)));
+    // 12 requests also scored (in-sample) and one that is not: both sides, as --calibrate needs.
+    await writeFile(file('calib.json'), JSON.stringify([...requests.slice(0, 12), { id: 'cal-neg', text: 'What is the boiling point of water?', gold: null }]));
     const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '--json', file('fixed.json'));
     expect(fixed.code).toBe(0);
     expect(fixed.out).toMatch(/threshold applied: 0\.900 \(fixed by --threshold\)/);
@@ -105,6 +106,8 @@ describe('eval-trigger offline', () => {
     const th = (await readResults(file('cal.json'))).runs[0]!.threshold!;
     expect(th.source).toBe('calibrated');
     expect(th.calibrationFile).toBe(file('calib.json'));
+    expect(th.inSample).toEqual({ shared: 12, of: 13 });
+    expect(cal.out).toMatch(/calibrated on .*calib\.json, in-sample: 12 of its 13 requests are also scored here/);
   });
 
   it('reads skill-creator\'s format for one skill with --skill', async () => {

@@ -216,7 +216,7 @@ async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: S
       ['threshold used', thresholdText(run) || '–'],
       ['lowest score of a correctly ranked positive', s ? score(s.lowestCorrectPositive ?? undefined) || '–' : '–'],
       ['highest score of a request that needs no skill', s ? score(s.highestNegative ?? undefined) || '–' : '–'],
-      ['a threshold separates them', s ? (s.separable ? 'yes' : 'no') : '–'],
+      ['a threshold separates them', s ? (s.separable === null ? 'undefined (the set lacks covered or uncovered requests)' : s.separable ? 'yes' : 'no') : '–'],
       ['best threshold on these requests (optimistic)', s?.bestThreshold !== null && s?.bestThreshold !== undefined ? `${score(s.bestThreshold)} (mean ${pct(s.bestMean)})` : '–'],
       ['top-1 recall', m.recall ? `${pct(m.recall.top1.rate)} (${m.recall.top1.k}/${m.recall.top1.n})` : '–'],
       ['top-3 recall', m.recall ? `${pct(m.recall.top3.rate)} (${m.recall.top3.k}/${m.recall.top3.n})` : '–'],

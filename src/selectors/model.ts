@@ -6,7 +6,7 @@ import { renderCatalogue } from '../prompt.js';
 import { activateSkillTool } from '../tools.js';
 import { ProviderError } from '../errors.js';
 import type { CatalogueFormat, ChatRequest, ChatResponse, Decision, EvalRequest, Lane, SelectorRun, Skill } from '../types.js';
-import type { SelectorChatClient } from './index.js';
+import { skillsFor, type SelectorChatClient } from './index.js';
 
 export const MODEL_INSTRUCTION =
   'You are an assistant that can load skills: packaged instructions for specialised tasks. The skills available are ' +
@@ -100,7 +100,8 @@ export interface ModelSelectorOptions {
 export async function runModelSelector(client: SelectorChatClient, skills: Skill[], requests: EvalRequest[], opts: ModelSelectorOptions): Promise<SelectorRun> {
   const jobs: Promise<Decision>[] = [];
   for (let run = 0; run < opts.runs; run++) {
-    for (const r of requests) jobs.push(decideWithModel(client, skills, opts.format, r, run, opts.lane));
+    // A request with its own candidates sees only those skills in its prompt and its tool's enum.
+    for (const r of requests) jobs.push(decideWithModel(client, skillsFor(skills, r), opts.format, r, run, opts.lane));
   }
   return { selector: 'model', kind: 'decision', provider: client.provider, model: client.model, decisions: await Promise.all(jobs) };
 }

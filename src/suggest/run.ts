@@ -227,6 +227,12 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { loadRequests } = await import('../requests.js');
   const requests = await loadRequests(opts.requests);
   if (requests.length === 0) throw new UserError(`${opts.requests}: no requests`, 'add at least one request');
+  const withCandidates = requests.find((r) => r.candidates !== undefined);
+  if (withCandidates) {
+    // The suggester sees the whole catalogue; a candidate list it cannot honour must not be dropped without a word.
+    throw new UserError(`${opts.requests}: request "${withCandidates.id}" has a "candidates" list, which suggest --eval does not support`,
+      'remove the candidates (suggest ranks the whole catalogue), or measure per-request candidates with eval-trigger');
+  }
   checkGold(requests, skills, opts.requests);
   const preamble = await readPreamble(opts.preamble);
   const { createChatClient } = await import('../client.js');
