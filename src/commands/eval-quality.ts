@@ -96,7 +96,7 @@ async function run(opts: Options, version: string): Promise<void> {
   }
   const { results } = evaluated;
   // The same renderer as `skillbench report FILE`, from the results file alone: the two print the same tables.
-  process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+  process.stdout.write(renderQualityTerminal(results, (await import('../report/colors.js')).layoutFor()));
   console.error(client.summary());
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) await writeOutputs(results, opts.output);

@@ -121,7 +121,7 @@ async function run(opts: Options, version: string): Promise<void> {
     results.gate = v;
   }
 
-  process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  process.stdout.write(renderTerminalReport(results, metrics, (await import('../report/colors.js')).layoutFor()));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) {

@@ -76,13 +76,13 @@ async function run(file: string, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
-    const { isQuality } = await import('../report/format.js');
+    const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../report/colors.js')]);
     if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
-      process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderQualityTerminal(results, layoutFor()));
     } else {
       const { renderTerminalReport } = await import('../report/terminal.js');
-      process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderTerminalReport(results, metrics, layoutFor()));
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
   }

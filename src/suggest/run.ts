@@ -277,7 +277,8 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { computeMetrics } = await import('../metrics.js');
   const { renderTerminalReport } = await import('../report/terminal.js');
   const metrics = results.runs.map((run) => computeMetrics(run, requests));
-  out(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  const { layoutFor } = await import('../report/colors.js');
+  out(renderTerminalReport(results, metrics, layoutFor()));
   out('\n' + renderArms(results, metrics, comparison));
   out('\n' + clients.map((c) => c.summary()).join('\n') + '\n');
   if (files.length) out(`wrote ${files.join(', ')}\n`);
