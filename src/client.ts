@@ -147,6 +147,8 @@ export interface ClientTuning {
   retryBaseMs?: number;
   /** Longest single wait in ms (default 60000), also the cap on a server's retry-after. */
   retryMaxMs?: number;
+  /** Embeddings: called once, before the model is first loaded or called (a vector is not in the disk cache). */
+  onEmbeddingLoad?: () => void;
 }
 
 export interface ResolvedConfig {
@@ -765,6 +767,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
           if (opts.cacheOnly) throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
           throw new DryRunError();
         }
+        if (!inner) tuning.onEmbeddingLoad?.();
         inner ??= loadEmbeddingProvider(id, pc);
         const p = await inner;
         const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role));

@@ -358,10 +358,14 @@ export interface Lane {
   outputTokens: number;
   costUsd: number;
   errors: number;
+  /** A lane that calls no model (offline selectors): no tokens, dollars, cache hits or calls in flight to show. */
+  offline?: boolean;
+  /** What the lane is doing before it counts anything (e.g. "loading the offline model (first run only)"). */
+  status?: string;
 }
 
 export interface Progress {
-  lane(name: string, total: number): Lane;
+  lane(name: string, total: number, opts?: { offline?: boolean }): Lane;
   /** Ends the live view; the final tables are printed after. */
   stop(): void;
 }

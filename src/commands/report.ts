@@ -76,7 +76,7 @@ async function run(file: string, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
-    const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../report/colors.js')]);
+    const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../colors.js')]);
     if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
       process.stdout.write(renderQualityTerminal(results, layoutFor()));

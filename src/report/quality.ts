@@ -6,7 +6,7 @@
 import type { ResultsFile } from '../types.js';
 import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
 import { terminalTable } from './table.js';
-import { wrap } from './text.js';
+import { wrap } from '../text.js';
 
 export interface QualityTerminalOptions {
   /** Coloured table headers (a TTY). Default false. */

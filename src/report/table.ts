@@ -3,8 +3,8 @@
 // widths do not fit, the widest columns that may give way shrink first, down to their minimum: a `wrap` column wraps
 // (at spaces, then after hyphens), a `truncate` column cuts its lines with an ellipsis, a `fixed` column (numbers)
 // never shrinks. A cell may hold line breaks (e.g. a rate with its interval on a second line).
-import { colors as makeColors } from './colors.js';
-import { blockWidth, padTo, truncate, wrap } from './text.js';
+import { colors as makeColors } from '../colors.js';
+import { blockWidth, padTo, truncate, wrap } from '../text.js';
 
 export type Fit = 'fixed' | 'wrap' | 'truncate';
 

@@ -5,11 +5,11 @@
 // skill names and put an interval on its own line; prose wraps with a hanging indent. Plain text unless `color`.
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
-import { colors, type Colors } from './colors.js';
+import { colors, type Colors } from '../colors.js';
 import { effectiveNText } from './format.js';
 import { explicitWithoutMentions, shortRate, summarize } from './summary.js';
 import { terminalTable, type Fit } from './table.js';
-import { displayWidth, truncate as fitText, wrap } from './text.js';
+import { displayWidth, truncate as fitText, wrap } from '../text.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
 export interface TerminalReportOptions {
