@@ -3,6 +3,7 @@
 // otherwise a non-empty NO_COLOR turns it off; otherwise colour only on a terminal whose TERM is not `dumb`.
 // Colour never carries meaning alone: every coloured mark also says what it is in words or a glyph.
 import pc from 'picocolors';
+import { wrap } from './text.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -36,4 +37,10 @@ export function columnsOf(stream: { isTTY?: boolean; columns?: number } | undefi
 /** How to print on a stream: coloured or not, and the columns to fit. */
 export function layoutFor(stream: { isTTY?: boolean; columns?: number } = process.stdout, env: NodeJS.ProcessEnv = process.env): { color: boolean; width: number } {
   return { color: colorEnabled(stream, env), width: columnsOf(stream, env) };
+}
+
+/** A notice for a terminal: wrapped at word boundaries to its width, continuation lines indented; as it is elsewhere. */
+export function wrapNotice(text: string, stream: { isTTY?: boolean; columns?: number } = process.stderr): string {
+  if (!stream.isTTY || !stream.columns) return text;
+  return wrap(text, Math.max(20, stream.columns - 3)).map((l, i) => (i ? `  ${l}` : l)).join('\n');
 }

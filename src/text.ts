@@ -46,7 +46,8 @@ export function wrap(text: string, width: number): string[] {
 }
 
 function wrapLine(text: string, width: number): string[] {
-  const words = text.split(/\s+/).filter(Boolean);
+  // Regular spaces and tabs only: a no-break space (U+00A0) keeps its two words on one line.
+  const words = text.split(/[ \t]+/).filter(Boolean);
   if (!words.length) return [''];
   const lines: string[] = [];
   let line = '';

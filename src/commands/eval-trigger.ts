@@ -82,10 +82,11 @@ async function run(opts: Options, version: string): Promise<void> {
   // Check the output names before the run, so a typo does not throw away a paid run.
   for (const file of opts.output ?? []) formatOf(file);
 
+  const { wrapNotice } = await import('../colors.js');
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }

@@ -4,7 +4,7 @@
 // (at spaces, then after hyphens), a `truncate` column cuts its lines with an ellipsis, a `fixed` column (numbers)
 // never shrinks. A cell may hold line breaks (e.g. a rate with its interval on a second line).
 import { colors as makeColors } from '../colors.js';
-import { blockWidth, padTo, truncate, wrap } from '../text.js';
+import { blockWidth, displayWidth, padTo, truncate, wrap } from '../text.js';
 
 export type Fit = 'fixed' | 'wrap' | 'truncate';
 
@@ -21,6 +21,8 @@ export interface TerminalTableOptions {
   min?: (number | undefined)[];
   /** How much room each column keeps as the table shrinks (default 1): a column of weight 2 stays twice as wide. */
   weight?: number[];
+  /** Columns (indices) that may be left out, in that order, when the table cannot fit even at its narrowest. */
+  drop?: number[];
 }
 
 export interface TerminalTable {
@@ -48,23 +50,61 @@ export function columnWidths(head: string[], rows: string[][], opts: TerminalTab
   const natural = head.map((h, i) => Math.max(blockWidth(h), ...rows.map((r) => blockWidth(r[i] ?? ''))));
   if (opts.width === undefined) return natural;
   const fit = head.map((_, i) => opts.fit?.[i] ?? 'wrap');
-  const min = natural.map((w, i) => (fit[i] === 'fixed' ? w : Math.min(w, opts.min?.[i] ?? (fit[i] === 'truncate' ? 10 : 8))));
+  const min = minWidths(head, rows, opts);
   const widths = [...natural];
   const chrome = 3 * head.length + 1;
   let excess = widths.reduce((a, b) => a + b, 0) + chrome - opts.width;
-  while (excess > 0) {
-    // The widest column (for its weight) that can still give way loses one column.
-    const share = (i: number) => widths[i]! / (opts.weight?.[i] ?? 1);
-    let pick = -1;
-    for (let i = 0; i < widths.length; i++) if (widths[i]! > min[i]! && (pick < 0 || share(i) > share(pick))) pick = i;
-    if (pick < 0) break; // every column at its minimum: the table is as narrow as it gets
-    widths[pick]!--;
-    excess--;
-  }
+  // First the headers wider than their column's content wrap (down to their longest word), then the columns shrink.
+  const content = head.map((h, i) => (fit[i] === 'fixed' ? natural[i]! : Math.max(...rows.map((r) => blockWidth(r[i] ?? '')), ...h.split(/[ \t]+/).map(displayWidth))));
+  excess = shrink(widths, content.map((c, i) => Math.max(c, min[i]!)), excess, opts.weight);
+  shrink(widths, min, excess, opts.weight);
   return widths;
 }
 
-function renderTable(head: string[], rows: string[][], opts: TerminalTableOptions): string {
+/** The narrowest each column gets: fixed columns their content, others their minimum but never below a header word. */
+function minWidths(head: string[], rows: string[][], opts: TerminalTableOptions): number[] {
+  return head.map((h, i) => {
+    const natural = Math.max(blockWidth(h), ...rows.map((r) => blockWidth(r[i] ?? '')));
+    const fit = opts.fit?.[i] ?? 'wrap';
+    if (fit === 'fixed') return natural;
+    const word = Math.max(...h.split(/[ \t]+/).map(displayWidth));
+    return Math.max(word, Math.min(natural, opts.min?.[i] ?? (fit === 'truncate' ? 10 : 8)));
+  });
+}
+
+/** The columns kept: those in `drop` go, in that order, while the table cannot fit `width` even at its narrowest. */
+function keptColumns(head: string[], rows: string[][], opts: TerminalTableOptions): number[] {
+  let keep = head.map((_, i) => i);
+  if (opts.width === undefined) return keep;
+  const pick = <T>(xs: T[] | undefined, ks: number[]) => (xs ? ks.map((k) => xs[k]!) : undefined);
+  for (const column of opts.drop ?? []) {
+    const sub = { ...opts, fit: pick(opts.fit, keep), min: pick(opts.min, keep), weight: pick(opts.weight, keep) };
+    const narrowest = minWidths(keep.map((k) => head[k]!), rows.map((r) => keep.map((k) => r[k]!)), sub).reduce((a, b) => a + b, 0) + 3 * keep.length + 1;
+    if (narrowest <= opts.width) break;
+    keep = keep.filter((k) => k !== column);
+  }
+  return keep;
+}
+
+/** Takes `excess` columns off `widths`, the widest (for its weight) first, none below `floor`; returns what is left. */
+function shrink(widths: number[], floor: number[], excess: number, weight?: number[]): number {
+  const share = (i: number) => widths[i]! / (weight?.[i] ?? 1);
+  while (excess > 0) {
+    let pick = -1;
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (pick < 0 || share(i) > share(pick))) pick = i;
+    if (pick < 0) break; // every column at its floor: the table is as narrow as it gets
+    widths[pick]!--;
+    excess--;
+  }
+  return excess;
+}
+
+function renderTable(allHead: string[], allRows: string[][], allOpts: TerminalTableOptions): string {
+  const keep = keptColumns(allHead, allRows, allOpts);
+  const pick = <T>(xs: T[] | undefined) => (xs ? keep.map((k) => xs[k]!) : undefined);
+  const head = keep.map((k) => allHead[k]!);
+  const rows = allRows.map((r) => keep.map((k) => r[k]!));
+  const opts: TerminalTableOptions = { ...allOpts, align: pick(allOpts.align), fit: pick(allOpts.fit), min: pick(allOpts.min), weight: pick(allOpts.weight) };
   const widths = columnWidths(head, rows, opts);
   const fit = head.map((_, i) => opts.fit?.[i] ?? 'wrap');
   const align = head.map((_, i) => opts.align?.[i] ?? 'left');

@@ -67,8 +67,10 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
     if (m.failures.length) out.push('', failureSection(m, runOf(m), ctx));
   }
   for (const m of metrics.filter((x) => !shown.includes(x))) {
-    out.push('', para(`${m.selector}: ${m.failures.length} failures, every one by construction (no request names a skill); not listed`, ctx.width));
+    out.push('', para(`${m.selector}: ${m.failures.length} failures, every one by construction (no request names a skill); not listed`, ctx.width, 2));
   }
+  // The last screen of a long report repeats the answer in one line per selector (the summary is at the top).
+  out.push('', recap(results, metrics, ctx));
   if (results.gate) out.push('', gateSection(results, ctx));
   return out.join('\n') + '\n';
 }
@@ -102,6 +104,14 @@ function summarySection(results: ResultsFile, metrics: SelectorMetrics[], ctx: C
   return lines.join('\n');
 }
 
+/** `In short: similarity wrong 83.3% (20/24), needless 0.0% (0/6); keyword ...`, wrapped. */
+function recap(results: ResultsFile, metrics: SelectorMetrics[], ctx: Ctx): string {
+  const parts = summarize(results, metrics).map((s) =>
+    s.note ? `${s.label} measured nothing (no request names a skill)` : `${s.label} wrong ${shortRate(s.wrongLoad)}, needless ${shortRate(s.needlessLoad)}${s.errors ? `, ${s.errors} errors` : ''}`,
+  );
+  return para(`In short: ${parts.join('; ')} (details above; every request with its ranking: -o report.html)`, ctx.width, 2);
+}
+
 // ---------------------------------------------------------------- details
 
 function table(head: string[], ctx: Ctx, align?: ('left' | 'right')[], fit?: Fit[], min?: (number | undefined)[], weight?: number[]) {
@@ -131,10 +141,11 @@ function money(x: number): string {
 function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], ctx: Ctx): string {
   // Token and cost columns only when some selector called a model: offline selectors have neither.
   const paid = metrics.some((m) => m.meanInputTokens !== null || m.costUsd > 0);
-  const head = ['selector', 'n', 'accuracy', 'wrong load k/n [95% CI]', 'needless load k/n [95% CI]', 'errors', ...(paid ? ['input tok/decision', 'cost'] : [])];
+  const head = ['selector', 'n', 'accuracy', 'wrong load k/n [95%\u00a0CI]', 'needless load k/n [95%\u00a0CI]', 'errors', ...(paid ? ['input tokens per decision', 'cost'] : [])];
   const align: ('left' | 'right')[] = ['left', 'right', 'left', 'left', 'left', 'right', 'right', 'right'];
   const fit: Fit[] = ['wrap', 'fixed', 'wrap', 'wrap', 'wrap', 'wrap', 'wrap', 'fixed'];
-  const t = table(head, ctx, align, fit, [10, undefined, 6, 11, 11, 6, 6]);
+  // Too narrow for all: n goes first (it is k/n's n), then accuracy (the complement of the two rates).
+  const t = terminalTable(head, { color: ctx.opts.color, align, width: ctx.width, fit, min: [10, undefined, 6, 11, 11, 6, 6], drop: [1, 2] });
   for (const m of metrics) {
     const run = results.runs.find((r) => r.selector === m.selector);
     const label = run?.ceiling ? `${m.selector} (ceiling)` : m.selector;
@@ -145,7 +156,7 @@ function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], ctx: Ctx
       rateColumn(m.wrongLoad),
       rateColumn(m.needlessLoad),
       m.errors,
-      ...(paid ? [m.meanInputTokens === null ? '-' : Math.round(m.meanInputTokens).toLocaleString('en-US'), money(m.costUsd)] : []),
+      ...(paid ? [m.meanInputTokens === null ? '-' : Math.round(m.meanInputTokens).toLocaleString('en-US'), m.meanInputTokens === null && !m.costUsd ? '-' : money(m.costUsd)] : []),
     ]);
   }
   return t.toString();
@@ -218,7 +229,7 @@ function nearest(points: SweepPoint[], value: number): number {
 }
 
 function recallTable(metrics: SelectorMetrics[], ctx: Ctx): string {
-  const t = table(['selector', 'top-1 k/n [95% CI]', 'top-3 k/n [95% CI]'], ctx, undefined, ['wrap', 'wrap', 'wrap'], [10, 11, 11]);
+  const t = table(['selector', 'top-1 k/n [95%\u00a0CI]', 'top-3 k/n [95%\u00a0CI]'], ctx, undefined, ['wrap', 'wrap', 'wrap'], [10, 11, 11]);
   for (const m of metrics) t.push([m.selector, rateColumn(m.recall!.top1), rateColumn(m.recall!.top3)]);
   return t.toString();
 }
