@@ -180,6 +180,12 @@ export interface Decision {
   error?: string;
   /** Score-based selectors: candidates, best first (at least the top 5). */
   scores?: ScoredSkill[];
+  /** Model selectors (results version 2): the tool calls of the answer, as the model made them. */
+  calls?: { name: string; args: Record<string, unknown> }[];
+  /** Model selectors (results version 2): the text of the answer (what the model said instead of, or beside, a call). */
+  answer?: string;
+  /** Model selectors: why the answer ended, as the provider said (end_turn, tool_use, max_tokens, STOP, ...). */
+  stopReason?: string;
   usage?: Usage;
   costUsd?: number;
   cached?: boolean;
@@ -214,15 +220,25 @@ export interface SelectorRun {
   decisions: Decision[];
 }
 
+/** One skill of the catalogue a results file was measured on. */
+export interface ResultsSkill {
+  name: string;
+  hash: string;
+  category: string;
+  /** Version 2: the description as measured, so that a later comparison can show what changed (absent in version 1). */
+  description?: string;
+}
+
 export interface ResultsFile {
   schema: 'skillbench.results';
-  version: 1;
+  /** 2 adds the skills' descriptions and the model's answers; a version-1 file reads as one without them. */
+  version: 1 | 2;
   command: 'eval-trigger' | 'suggest-eval' | 'eval-quality';
   createdAt: string;
   skillbenchVersion: string;
   /** Every option that shaped the run. */
   settings: Record<string, unknown>;
-  catalogue: { source: string; format?: CatalogueFormat; skills: { name: string; hash: string; category: string }[] };
+  catalogue: { source: string; format?: CatalogueFormat; skills: ResultsSkill[] };
   requests: EvalRequest[];
   runs: SelectorRun[];
   /** Baseline comparison, when one was run. */

@@ -111,8 +111,8 @@ describe('the terminal report at 80 and 120 columns', () => {
       expect(summary).toBeGreaterThan(0);
       expect(summary).toBeLessThan(text.indexOf('Details'));
       // Per selector: its wrong and needless load in the summary, and the most telling thing to look at.
-      expect(text.slice(summary, text.indexOf('Details'))).toMatch(/model +wrong load 7\.1% \(1\/14\), needless load 33\.3% \(3\/9\), 1 errors/);
-      expect(text).toMatch(/- 1 call of 24 failed and are left out of the rates/);
+      expect(text.slice(summary, text.indexOf('Details'))).toMatch(/model +wrong load 7\.1% \(1\/14\), needless load 33\.3% \(3\/9\), 1 error/);
+      expect(text).toMatch(/- 1 of 24 calls failed, left out of the rates/);
       expect(text).toMatch(/In short: model wrong 7\.1% \(1\/14\)/);
     }
     // At 80 columns the rate's interval goes on its own line; at 120 it stays beside the rate.

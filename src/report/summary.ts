@@ -34,7 +34,7 @@ function summarizeRun(results: ResultsFile, run: SelectorRun, m: SelectorMetrics
   const items: { weight: number; text: string }[] = [];
   if (m.errors) {
     const first = run.decisions.find((d) => d.error !== undefined)?.error ?? '';
-    items.push({ weight: Infinity, text: `${plural(m.errors, 'call')} of ${m.decisions} failed and are left out of the rates (first: ${first.length > 80 ? `${first.slice(0, 79)}…` : first})` });
+    items.push({ weight: Infinity, text: `${m.errors} of ${plural(m.decisions, 'call')} failed, left out of the rates (first: ${first.length > 80 ? `${first.slice(0, 79)}…` : first})` });
   }
   for (const c of m.confusion) {
     if (c.got === null) {
@@ -64,6 +64,11 @@ export function explicitWithoutMentions(run: SelectorRun): boolean {
 }
 
 /** `83.3% (20/24)`, or `n/a` when no request of the kind was decided. */
+/** `1 error`, `3 errors`. */
+export function errorsText(n: number): string {
+  return plural(n, 'error');
+}
+
 export function shortRate(r: Rate): string {
   return r.rate === null ? 'n/a' : `${(100 * r.rate).toFixed(1)}% (${r.k}/${r.n})`;
 }

@@ -7,7 +7,7 @@ import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
 import { colors, type Colors } from '../colors.js';
 import { effectiveNText } from './format.js';
-import { explicitWithoutMentions, shortRate, summarize } from './summary.js';
+import { errorsText, explicitWithoutMentions, shortRate, summarize } from './summary.js';
 import { terminalTable, type Fit } from './table.js';
 import { displayWidth, truncate as fitText, wrap } from '../text.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
@@ -96,7 +96,7 @@ function summarySection(results: ResultsFile, metrics: SelectorMetrics[], ctx: C
       lines.push(head + para(s.note, ctx.width - headWidth, 0).split('\n').join('\n' + ' '.repeat(headWidth)));
       continue;
     }
-    const errors = s.errors ? `, ${ctx.c.red(`${s.errors} errors`)}` : '';
+    const errors = s.errors ? `, ${ctx.c.red(errorsText(s.errors))}` : '';
     lines.push(head + para(`wrong load ${shortRate(s.wrongLoad)}, needless load ${shortRate(s.needlessLoad)}${errors}`, ctx.width - headWidth).split('\n').join('\n' + ' '.repeat(headWidth)));
     if (!s.lookAt.length) lines.push(`${' '.repeat(headWidth)}every decision right`);
     for (const item of s.lookAt) lines.push(para(item, ctx.width, headWidth + 2, `${' '.repeat(headWidth)}- `));
@@ -107,7 +107,7 @@ function summarySection(results: ResultsFile, metrics: SelectorMetrics[], ctx: C
 /** `In short: similarity wrong 83.3% (20/24), needless 0.0% (0/6); keyword ...`, wrapped. */
 function recap(results: ResultsFile, metrics: SelectorMetrics[], ctx: Ctx): string {
   const parts = summarize(results, metrics).map((s) =>
-    s.note ? `${s.label} measured nothing (no request names a skill)` : `${s.label} wrong ${shortRate(s.wrongLoad)}, needless ${shortRate(s.needlessLoad)}${s.errors ? `, ${s.errors} errors` : ''}`,
+    s.note ? `${s.label} measured nothing (no request names a skill)` : `${s.label} wrong ${shortRate(s.wrongLoad)}, needless ${shortRate(s.needlessLoad)}${s.errors ? `, ${errorsText(s.errors)}` : ''}`,
   );
   return para(`In short: ${parts.join('; ')} (details above; every request with its ranking: -o report.html)`, ctx.width, 2);
 }

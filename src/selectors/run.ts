@@ -6,6 +6,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ProviderError, UserError } from '../errors.js';
 import { chooseThreshold, topOf } from '../metrics.js';
+import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import type { ProviderOptions } from '../options.js';
 import type {
   Catalogue,
@@ -389,7 +390,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'eval-trigger',
     createdAt: new Date().toISOString(),
     skillbenchVersion: version,
@@ -416,7 +417,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
     catalogue: {
       source: relative(inputs.catalogue.source),
       format: opts.format,
-      skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: inputs.skills.map(resultsSkill),
     },
     requests: inputs.requests,
   };
