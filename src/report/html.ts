@@ -171,7 +171,7 @@ function baselineSection(input: ReportInput): string {
       `<td class="num">${test?.better ?? '–'}</td><td class="num">${test?.worse ?? '–'}</td><td class="num">${test ? test.pValue.toPrecision(3) : '–'}</td></tr>`;
   });
   return `<section id="baseline"><h2>Against the baseline</h2>
-<p class="lede">Baseline: <code>${e(base.file)}</code> (${e(base.results.createdAt)}, ${base.results.requests.length} requests). Better and worse count the paired requests whose outcome changed; p is the exact McNemar test.</p>
+<p class="lede">Baseline: <code>${e(base.file)}</code> (${e(when(base.results.createdAt))}, ${base.results.requests.length} requests). Better and worse count the paired requests whose outcome changed; p is the exact McNemar test.</p>
 <div class="scroll"><table>
 <thead><tr><th rowspan="2">selector</th><th colspan="2">wrong load</th><th colspan="2">needless load</th><th rowspan="2">better</th><th rowspan="2">worse</th><th rowspan="2">McNemar p</th></tr>
 <tr><th>baseline</th><th>now</th><th>baseline</th><th>now</th></tr></thead>
@@ -217,7 +217,7 @@ function scoreMovesBlock(input: ReportInput, max = 20): string {
   moves.sort((a, b) => Math.abs(b.d) - Math.abs(a.d) || a.id.localeCompare(b.id));
   const rows = moves.slice(0, max).map((m) => `<tr class="score-move" data-selector="${e(m.selector)}" data-request="${e(m.id)}"><td>${e(m.selector)}</td><td><code>${e(m.id)}</code> ${e(m.text)}</td>` +
     `<td class="num">${score(m.before)}</td><td class="num">${score(m.after)}</td><td class="num"><span class="delta">${m.d > 0 ? '+' : '−'}${Math.abs(m.d).toFixed(3)}</span></td><td>${m.flipped ? 'flipped' : 'no flip'}</td></tr>`);
-  return `<h3>Score changes (${moves.length} of ${MOVED} or more${moves.length > max ? `, the ${max} largest shown` : ''})</h3>
+  return `<h3>Score changes: ${moves.length} moved by ${MOVED} or more${moves.length > max ? ` (the ${max} largest shown)` : ''}</h3>
 <p class="sub">The deciding score: the gold skill's for a request that needs one, the top skill's for one that needs none. Filter the Requests below by "score moved" for all of them.</p>
 <div class="scroll"><table class="score-moves"><thead><tr><th>selector</th><th>request</th><th>baseline</th><th>now</th><th>change</th><th>decision</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>`;

@@ -6,7 +6,7 @@
 import type { ResultsFile } from '../types.js';
 import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
 import { terminalTable } from './table.js';
-import { wrap } from '../text.js';
+import { displayWidth, wrap } from '../text.js';
 
 export interface QualityTerminalOptions {
   /** Coloured table headers (a TTY). Default false. */
@@ -38,7 +38,7 @@ export function renderQualityTerminal(results: ResultsFile, opts: QualityTermina
 
 /** `  text` wrapped to `width` with the lines after the first indented further. */
 function indented(text: string, width: number | undefined): string {
-  if (width === undefined) return `  ${text}`;
+  if (width === undefined || displayWidth(text) + 2 <= width) return `  ${text}`;
   return wrap(text, Math.max(20, width - 4)).map((l, i) => (i ? `    ${l}` : `  ${l}`)).join('\n');
 }
 

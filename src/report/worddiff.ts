@@ -1,6 +1,6 @@
 // A word diff of two texts (a skill description before and after): the longest common subsequence of their words,
-// the rest marked deleted or inserted. Whitespace is kept with the word before it, so joining the pieces of one side
-// gives that side back exactly.
+// the rest marked deleted or inserted. Words are compared without their spacing (a reflowed line is no change);
+// whitespace is kept with the word before it, so joining the unchanged and inserted pieces gives the new text back.
 
 export interface DiffPiece {
   op: 'same' | 'del' | 'ins';
@@ -10,9 +10,9 @@ export interface DiffPiece {
 /** Above this many word pairs the table would be too large to build: the texts are shown whole, one removed, one added. */
 const MAX_CELLS = 4_000_000;
 
-/** Words with their trailing whitespace (leading whitespace is a piece of its own). */
+/** Words and runs of punctuation, each with its trailing whitespace (leading whitespace is a piece of its own). */
 export function words(text: string): string[] {
-  return text.match(/^\s+|\S+\s*/g) ?? [];
+  return text.match(/^\s+|[\p{L}\p{M}\p{N}_'’-]+\s*|[^\s\p{L}\p{M}\p{N}_'’-]+\s*/gu) ?? [];
 }
 
 export function wordDiff(before: string, after: string): DiffPiece[] {
