@@ -296,7 +296,9 @@ export const REQUESTS_SCRIPT = `
     var top = c.s && c.s[0];
     if (c.c === null && top) {
       add(p, '; ranked first: ', el('b', null, top[0]), ' ' + sc(top[1]));
-      if (s.threshold) add(p, top[1] < s.threshold.value ? ', under the threshold ' + sc(s.threshold.value) + ' by ' + (s.threshold.value - top[1]).toFixed(3) : ', a tie at the top: no single best skill');
+      var second = c.s[1];
+      if (s.threshold && top[1] < s.threshold.value) add(p, ', under the threshold ' + sc(s.threshold.value) + ' by ' + (s.threshold.value - top[1]).toFixed(3));
+      else if (second && second[1] >= top[1]) add(p, ', tied with ' + second[0] + ': no single best skill');
     } else if (top && s.threshold) add(p, ' at ' + sc(top[1]) + ' (threshold ' + sc(s.threshold.value) + ')');
     return p;
   }
