@@ -4,7 +4,7 @@
 // with too little evidence the answer is "unknown".
 
 const STOPWORDS: Record<string, string[]> = {
-  English: ['the', 'and', 'is', 'are', 'to', 'of', 'in', 'for', 'my', 'me', 'you', 'can', 'this', 'that', 'with', 'it', 'what', 'how', 'do', 'i', 'on', 'a', 'an', 'be', 'please', 'from', 'have', 'was', 'should', 'need', 'at', 'by', 'or', 'as', 'if', 'so', 'all', 'any', 'will', 'has', 'not', 'no', 'your', 'our', 'we', 'they', 'there', 'here', 'which', 'when', 'about', 'into', 'these', 'those', 'them', 'its', 'get', 'give'],
+  English: ['the', 'and', 'is', 'are', 'to', 'of', 'in', 'for', 'my', 'me', 'you', 'can', 'this', 'that', 'with', 'it', 'what', 'how', 'do', 'i', 'on', 'a', 'an', 'be', 'please', 'from', 'have', 'was', 'should', 'need', 'at', 'by', 'or', 'as', 'if', 'so', 'all', 'any', 'will', 'has', 'not', 'no', 'your', 'our', 'we', 'they', 'there', 'here', 'which', 'when', 'about', 'into', 'these', 'those', 'them', 'its', 'get', 'give', 'before', 'after', 'then', 'than', 'also', 'just', 'some', 'more', 'most', 'other', 'such', 'only', 'very', 'could', 'would', 'like', 'want'],
   French: ['le', 'la', 'les', 'de', 'des', 'du', 'et', 'est', 'un', 'une', 'pour', 'dans', 'que', 'qui', 'pas', 'sur', 'je', 'tu', 'vous', 'mon', 'mes', 'ce', 'cette', 'avec', 'au', 'aux', 'il', 'elle', 'peux', 'faire'],
   German: ['der', 'die', 'das', 'und', 'ist', 'nicht', 'ich', 'sie', 'mit', 'für', 'auf', 'ein', 'eine', 'den', 'dem', 'zu', 'von', 'mein', 'meine', 'wie', 'was', 'kannst', 'bitte', 'auch', 'es', 'im'],
   Spanish: ['el', 'los', 'las', 'y', 'es', 'en', 'que', 'por', 'para', 'con', 'una', 'del', 'mi', 'mis', 'puedes', 'como', 'qué', 'este', 'esta', 'lo', 'se', 'al', 'pero', 'su'],

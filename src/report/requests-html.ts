@@ -108,7 +108,7 @@ function buildPayload(input: ReportInput): Payload {
       const i = index.get(d.requestId);
       if (i === undefined) continue;
       const r = results.requests[i]!;
-      cells[i]![j]!.push(cellData(d, r.gold, r.text, stemsOf));
+      cells[i]![j]!.push(cellData(d, r.gold, r.text, r.kind, stemsOf));
     }
   });
   for (const row of cells) for (const list of row) list.sort((a, b) => a.run - b.run);
@@ -132,7 +132,7 @@ function selectorData(run: SelectorRun): Payload['selectors'][number] {
   };
 }
 
-function cellData(d: Decision, gold: string | null, text: string, stemsOf: (name: string) => Set<string> | undefined): CellData {
+function cellData(d: Decision, gold: string | null, text: string, kind: string | undefined, stemsOf: (name: string) => Set<string> | undefined): CellData {
   const cell: CellData = { run: d.run, c: loaded(d), o: outcomeOf(d, gold) };
   if (d.rawChoice !== undefined) cell.raw = d.rawChoice;
   if (d.error !== undefined) cell.e = d.error;
@@ -141,10 +141,12 @@ function cellData(d: Decision, gold: string | null, text: string, stemsOf: (name
     const ds = decidingScore(d, gold);
     if (ds !== undefined) cell.ds = ds;
   }
-  // The words behind a load that should not have happened, or behind the first-ranked skill of a "(none)".
+  // The words behind a wrong or needless load, a near miss, or the first-ranked skill of a "(none)".
   const explained = d.chosen ?? d.scores?.[0]?.name;
   const skillStemSet = explained ? stemsOf(explained) : undefined;
-  if (explained && skillStemSet && d.error === undefined) cell.w = { skill: explained, words: matchedWords(text, skillStemSet) };
+  if (explained && skillStemSet && d.error === undefined && (cell.o !== 'correct' || kind === 'near-miss' || d.chosen === null)) {
+    cell.w = { skill: explained, words: matchedWords(text, skillStemSet) };
+  }
   if (d.calls?.length) cell.calls = d.calls;
   if (d.answer) cell.a = d.answer.length > MAX_ANSWER ? `${d.answer.slice(0, MAX_ANSWER)}…` : d.answer;
   if (d.stopReason) cell.sr = d.stopReason;
