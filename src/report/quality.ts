@@ -26,7 +26,7 @@ export function renderQualityTerminal(results: ResultsFile, opts: QualityTermina
   ];
   const ratio = summary?.tokenRatio;
   if (ratio !== null && ratio !== undefined) {
-    out.push(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`);
+    out.push(indented(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`, opts.width).slice(2));
   }
   const failing = failingCases(results);
   if (failing.length) {
@@ -43,7 +43,7 @@ function indented(text: string, width: number | undefined): string {
 }
 
 function modeTable(results: ResultsFile, judged: boolean, opts: QualityTerminalOptions): string {
-  const head = ['mode', 'pass rate (k/n) [95% CI]', 'no answer', 'input tokens / request', 'calls / request', 'output tokens / request', 'cost'];
+  const head = ['mode', 'pass rate (k/n) [95%\u00a0CI]', 'no answer', 'input tokens / request', 'calls / request', 'output tokens / request', 'cost'];
   if (judged) head.push('judge mean (n)');
   const t = terminalTable(head, { color: opts.color, align: head.map((_, i) => (i < 2 ? 'left' : 'right')), width: opts.width, min: [8, 12, 6, 6, 6, 6, 6, 6] });
   for (const { mode, pass, summary: m } of qualityRows(results)) {

@@ -69,7 +69,11 @@ async function loadSkills(path: string): Promise<{ catalogue: Catalogue; skills:
 async function similarityRanker(opts: SuggestCliOptions, skills: Skill[]): Promise<Ranker> {
   const { createEmbedder } = await import('../client.js');
   try {
-    const ranker = await createSimilarityRanker(await createEmbedder(opts), skills);
+    // A person at a terminal is told what the silent wait is (stderr: stdout stays the answer or its JSON).
+    const onEmbeddingLoad = process.stderr.isTTY
+      ? () => console.error(opts.embeddings === undefined || opts.embeddings === 'use' ? 'skillbench: loading the offline model (first run only)' : `skillbench: embedding the catalogue with ${opts.embeddings}`)
+      : undefined;
+    const ranker = await createSimilarityRanker(await createEmbedder(opts, { onEmbeddingLoad }), skills);
     return async (text) => {
       try {
         return await ranker(text);
