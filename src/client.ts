@@ -146,6 +146,8 @@ export type ChatCaller = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
 /** Knobs tests and benchmarks set; the CLI uses the defaults (see client/retry.ts). */
 export interface ClientTuning extends RetryTuning {
   env?: NodeJS.ProcessEnv;
+  /** Embeddings: called once, before the model is first loaded or called (a vector is not in the disk cache). */
+  onEmbeddingLoad?: () => void;
 }
 
 export interface ResolvedConfig {

@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { isCorrect, loaded } from '../metrics.js';
 import { renderCatalogue } from '../prompt.js';
 import { callErrorText } from '../selectors/model.js';
-import { RESULTS_SCHEMA, RESULTS_VERSION } from '../results.js';
+import { RESULTS_SCHEMA, RESULTS_VERSION, resultsSkill } from '../results.js';
 import type {
   Catalogue,
   Decision,
@@ -246,7 +246,7 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
     catalogue: {
       source: catalogue.source,
       format: 'hermes',
-      skills: catalogue.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: catalogue.skills.map(resultsSkill),
     },
     requests,
     runs: [baselineRun, suggestRun, oracleRun],
