@@ -658,16 +658,6 @@ export function formatStats(st: ClientStats): string {
   return lines.join('\n');
 }
 
-export function formatDryRun(r: DryRunReport): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)}`;
-  return (
-    `dry run (${r.provider}/${r.model}): ${n(r.calls)} calls would be made, ${n(r.cached)} answered from the cache; ` +
-    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})` +
-    (r.promptCache ? `\n  ${r.promptCache}` : '')
-  );
-}
-
 function describe(req: ChatRequest): string {
   const last = [...req.messages].reverse().find((m) => m.role === 'user');
   const text = last && last.role === 'user' ? last.content : '';

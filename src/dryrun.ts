@@ -21,6 +21,7 @@ export function describeDryRun(r: DryRunReport, notes: string[] = []): string {
     `dry run, nothing called (${r.provider}/${r.model}): ${count(total, 'request')}, ${count(r.calls, 'call')} to make and ` +
       `${n(r.cached)}${share} answered from the cache; ~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}`,
     `  (${r.method})`,
+    ...(r.promptCache ? [`  ${r.promptCache}`] : []),
     ...notes.map((x) => `  ${x}`),
   ].join('\n');
 }
