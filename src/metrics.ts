@@ -224,7 +224,13 @@ export function bestPoint(points: SweepPoint[]): SweepPoint | null {
 export function scoredItems(run: SelectorRun, requests: EvalRequest[]): ScoredItem[] {
   return paired(run, requests)
     .filter(({ d }) => d.error === undefined && d.scores !== undefined)
-    .map(({ d, r }) => ({ gold: r.gold, top: topOf(d.scores) }));
+    .map(({ d, r }) => ({ gold: r.gold, top: decisionTop(d) }));
+}
+
+/** The candidate a threshold decides on and the number it is compared with: the confidence when the run has one. */
+export function decisionTop(d: Decision): ScoredSkill | null {
+  const top = topOf(d.scores);
+  return top && d.confidence !== undefined ? { name: top.name, score: d.confidence } : top;
 }
 
 /** The threshold that minimises mean(wrong, needless) on these scores, or null when there is nothing to choose on. */
@@ -259,19 +265,23 @@ export function separability(items: ScoredItem[]): NonNullable<SelectorMetrics['
 
 // ---------------------------------------------------------------- recall, confusion, failures, flakiness
 
-/** Top-1 and top-3 recall of the gold skill in the ranked candidates (covered requests, first run, no errors). */
-export function recall(run: SelectorRun, requests: EvalRequest[]): { top1: Rate; top3: Rate } {
+/** The k of recall@k the metrics report. */
+export const RECALL_AT = [1, 3, 5, 10] as const;
+
+/** Recall@1/3/5/10 of the gold skill in the ranked candidates (covered requests, first run, no errors). */
+export function recall(run: SelectorRun, requests: EvalRequest[]): NonNullable<SelectorMetrics['recall']> {
   let n = 0;
-  let top1 = 0;
-  let top3 = 0;
+  const hits = RECALL_AT.map(() => 0);
   for (const { d, r } of paired(run, requests)) {
     if (r.gold === null || d.error !== undefined || d.scores === undefined || d.run !== 0) continue;
     n++;
     const rank = pessimisticRank(d.scores, r.gold);
-    if (rank === 0) top1++;
-    if (rank !== null && rank < 3) top3++;
+    RECALL_AT.forEach((k, i) => {
+      if (rank !== null && rank < k) hits[i]!++;
+    });
   }
-  return { top1: wilson(top1, n), top3: wilson(top3, n) };
+  const [top1, top3, top5, top10] = hits.map((k) => wilson(k, n)) as [Rate, Rate, Rate, Rate];
+  return { top1, top3, top5, top10 };
 }
 
 /** 0-based rank of `name` counting every other candidate scored as high or higher (ties rank against it); null when absent. */

@@ -74,10 +74,13 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (r.kind !== 'decision' && r.kind !== 'score') bad(`${f}.kind`, 'must be "decision" or "score"');
     if (r.threshold !== undefined) {
       if (!isObj(r.threshold) || !num(r.threshold.value)) bad(`${f}.threshold.value`, 'must be a number');
-      if (!['fixed', 'optimistic', 'calibrated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
-        bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated or default');
+      if (!['fixed', 'optimistic', 'calibrated', 'cross-validated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
+        bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated, cross-validated or default');
       }
+      const folds = (r.threshold as Record<string, unknown>).folds;
+      if (folds !== undefined && !(Number.isInteger(folds) && (folds as number) >= 2)) bad(`${f}.threshold.folds`, 'must be a whole number >= 2');
     }
+    if (r.fit !== undefined) validateFit(r.fit, `${f}.fit`, bad, isObj, num);
     if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
     if (r.ceiling !== undefined && typeof r.ceiling !== 'boolean') bad(`${f}.ceiling`, 'must be true or false');
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
@@ -115,7 +118,32 @@ function validateDecision(
       if (!num((dec.usage as Record<string, unknown>)[key])) bad(`${f}.usage.${key}`, 'must be a number');
     }
   }
+  if (dec.confidence !== undefined && !num(dec.confidence)) bad(`${f}.confidence`, 'must be a number');
   if (dec.costUsd !== undefined && !num(dec.costUsd)) bad(`${f}.costUsd`, 'must be a number');
   if (dec.cached !== undefined && typeof dec.cached !== 'boolean') bad(`${f}.cached`, 'must be true or false');
   if (dec.latencyMs !== undefined && !num(dec.latencyMs)) bad(`${f}.latencyMs`, 'must be a number');
+}
+
+/** runs[].fit: fused's fitted decision, reused by --threshold baseline (so every number in it is checked). */
+function validateFit(
+  fit: unknown,
+  f: string,
+  bad: (field: string, expected: string) => never,
+  isObj: (v: unknown) => v is Record<string, unknown>,
+  num: (v: unknown) => boolean,
+): void {
+  if (!isObj(fit)) bad(f, 'must be an object');
+  const x = fit as Record<string, unknown>;
+  if (x.model !== 'logistic') bad(`${f}.model`, 'must be "logistic"');
+  if (!Array.isArray(x.features) || !x.features.every((n) => typeof n === 'string')) bad(`${f}.features`, 'must be an array of feature names');
+  const width = (x.features as string[]).length;
+  for (const key of ['mean', 'sd', 'weights']) {
+    const v = x[key];
+    if (!Array.isArray(v) || v.length !== width || !v.every(num)) bad(`${f}.${key}`, `must be ${width} numbers (one per feature)`);
+  }
+  if ((x.sd as number[]).some((v) => v <= 0)) bad(`${f}.sd`, 'must be positive numbers');
+  if (!num(x.intercept)) bad(`${f}.intercept`, 'must be a number');
+  if (!num(x.threshold)) bad(`${f}.threshold`, 'must be a number');
+  const on = x.fittedOn as Record<string, unknown> | undefined;
+  if (!isObj(on) || !Number.isInteger(on.covered) || !Number.isInteger(on.uncovered)) bad(`${f}.fittedOn`, 'must be {covered, uncovered} counts');
 }

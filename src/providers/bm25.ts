@@ -1,10 +1,12 @@
-// Keyword scores with BM25 (wink-bm25-text-search): lower-case, tokenise, drop stop-words, stem.
+// Keyword scores with BM25 (wink-bm25-text-search): accents folded, lower-case, tokenise, drop stop-words, stem.
 //
 // Normalisation (why: raw BM25 grows with query length and corpus, so a fixed threshold would mean different things):
-//   score = min(1, raw / selfScore), where selfScore = sum over the query's tokens of idf(token) = the score of an
-//   average-length document that contains every query token once. A token absent from every document counts with the
-//   idf of df = 0, so unmatched words in the query lower the score. Matching all of a query's words once, at average
-//   length, gives 1; matching none gives 0.
+//   score = raw / sqrt(selfScore), where selfScore = sum over the query's tokens of idf(token) = the score of an
+//   average-length document that contains every query token once (a token absent from every document counts with the
+//   idf of df = 0). That is the share of the query matched (raw / selfScore) times sqrt(selfScore), the weight of the
+//   evidence: a short request that matches one word ("What is 2 + 2?" matches "2") no longer scores as high as a long
+//   request matched word for word. It does not saturate: the former min(1, raw / selfScore) gave 1.000 to many short
+//   requests at once, which no threshold could tell apart. Matching nothing gives 0.
 // wink refuses to consolidate fewer than 3 documents: smaller catalogues are padded with empty documents (they add to
 // N in the idf, never appear in results).
 import { createRequire } from 'node:module';
@@ -33,7 +35,9 @@ export interface Bm25Index {
 
 export function prepTasks(): Task[] {
   const nlp = require('wink-nlp-utils');
-  return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
+  // Accents folded first: wink's tokenize0 keeps ASCII letters only, so "envoyé" would become "envoy".
+  const foldAccents = (x: unknown) => String(x).normalize('NFKD').replace(/\p{M}+/gu, '');
+  return [foldAccents, nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
 }
 
 export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
@@ -65,7 +69,7 @@ export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
       return names
         .map((name) => {
           const r = raw.get(name) ?? 0;
-          return { name, score: self > 0 && Number.isFinite(r) ? Math.min(1, Math.max(0, r / self)) : 0 };
+          return { name, score: self > 0 && Number.isFinite(r) ? Math.max(0, r / Math.sqrt(self)) : 0 };
         })
         .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
