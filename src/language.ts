@@ -65,7 +65,7 @@ export function useReads(t: TextLanguage): 'yes' | 'poorly' | 'no' {
   return t.language === 'en' || t.language === 'und' ? 'yes' : 'poorly';
 }
 
-/** The keyword baseline's tokenizer keeps ASCII letters and digits (accents folded): Latin text only. */
+/** The keyword baseline's tokenizer keeps ASCII letters and digits: Latin text only (accented letters are dropped). */
 export function keywordReads(t: TextLanguage): boolean {
   return t.script === 'Latin' || t.script === 'none';
 }

@@ -1,4 +1,4 @@
-// Keyword scores with BM25 (wink-bm25-text-search): accents folded, lower-case, tokenise, drop stop-words, stem.
+// Keyword scores with BM25 (wink-bm25-text-search): lower-case, tokenise (ASCII words only), drop stop-words, stem.
 //
 // Normalisation (why: raw BM25 grows with query length and corpus, so a fixed threshold would mean different things):
 //   score = raw / sqrt(selfScore), where selfScore = sum over the query's tokens of idf(token) = the score of an
@@ -34,10 +34,14 @@ export interface Bm25Index {
 }
 
 export function prepTasks(): Task[] {
-  const nlp = require('wink-nlp-utils');
-  // Accents folded first: wink's tokenize0 keeps ASCII letters only, so "envoyé" would become "envoy".
-  const foldAccents = (x: unknown) => String(x).normalize('NFKD').replace(/\p{M}+/gu, '');
-  return [foldAccents, nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
+  // The five functions one by one: wink-nlp-utils' index also loads wink-nlp and its English model (a quarter of a
+  // second), which none of these needs.
+  const part = (file: string) => require(`wink-nlp-utils/src/${file}.js`) as Task;
+  const nlp = {
+    string: { lowerCase: part('string-lower-case'), removeExtraSpaces: part('string-remove-extra-spaces'), tokenize0: part('string-tokenize0') },
+    tokens: { removeWords: part('tokens-remove-words'), stem: part('tokens-stem') },
+  };
+  return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
 }
 
 export function createBm25(docs: { name: string; text: string }[]): Bm25Index {

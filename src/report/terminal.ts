@@ -4,6 +4,7 @@
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
 import { effectiveNText } from './format.js';
+import { languageFigures } from './languages.js';
 import { terminalTable } from './table.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
@@ -35,7 +36,9 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
     if (run?.threshold || m.separability) out.push('', scoreSection(m, run, opts));
   }
   const withRecall = metrics.filter((m) => m.recall);
-  if (withRecall.length) out.push('', 'Recall of the gold skill in the ranking (covered requests)', recallTable(withRecall, opts));
+  if (withRecall.length) out.push('', 'Recall@k of the gold skill in the ranking (covered requests; hybrid: its prefilter\'s)', recallTable(withRecall, opts));
+  const languages = languageSection(results, opts);
+  if (languages) out.push('', languages);
   for (const m of metrics) {
     if (m.confusion.length) out.push('', confusionSection(m));
   }
@@ -91,15 +94,19 @@ function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], opts: Te
 function thresholdLine(run: SelectorRun | undefined): string {
   const th = run?.threshold;
   if (!th) return 'no threshold applied (no scores to choose it on)';
+  const what = run?.fit ? `decision: a logistic model on ${run.fit.features.length} features of the ranking; loads the top skill at probability >= ${th.value.toFixed(3)}` : `threshold applied: ${th.value.toFixed(3)}`;
+  const thing = run?.fit ? 'decision' : 'threshold';
   const how =
     th.source === 'optimistic'
-      ? 'optimistic: chosen on the same requests it is scored on; pass --threshold or --calibrate FILE for an honest figure'
-      : th.source === 'calibrated'
-        ? `calibrated on ${th.calibrationFile ?? 'another request set'}`
-        : th.source === 'fixed'
-          ? th.calibrationFile ? `fixed by --threshold baseline: the threshold ${th.calibrationFile} applied` : 'fixed by --threshold'
-          : 'default';
-  return `threshold applied: ${th.value.toFixed(3)} (${how})`;
+      ? `optimistic: chosen on the same requests it is scored on; pass --cv K, --calibrate FILE or --threshold for an honest figure`
+      : th.source === 'cross-validated'
+        ? `cross-validated in ${th.folds ?? '?'} folds: each request decided by the ${thing} fitted on the other folds; the value shown is fitted on every request, what --threshold baseline reuses`
+        : th.source === 'calibrated'
+          ? `calibrated on ${th.calibrationFile ?? 'another request set'}`
+          : th.source === 'fixed'
+            ? th.calibrationFile ? `fixed by --threshold baseline: the ${thing} ${th.calibrationFile} applied` : 'fixed by --threshold'
+            : 'default';
+  return `${what} (${how})`;
 }
 
 function scoreSection(m: SelectorMetrics, run: SelectorRun | undefined, opts: TerminalReportOptions): string {
@@ -154,9 +161,28 @@ function nearest(points: SweepPoint[], value: number): number {
 }
 
 function recallTable(metrics: SelectorMetrics[], opts: TerminalReportOptions): string {
-  const t = table(['selector', 'top-1', 'top-3'], opts);
-  for (const m of metrics) t.push([m.selector, rateCell(m.recall!.top1), rateCell(m.recall!.top3)]);
+  const t = table(['selector', 'recall@1', 'recall@3', 'recall@5', 'recall@10'], opts, ['left', 'right', 'right', 'right', 'right']);
+  const cell = (r: Rate) => (r.rate === null ? '- 0/0' : `${pct(r.rate)} ${r.k}/${r.n}`);
+  for (const m of metrics) t.push([m.selector, cell(m.recall!.top1), cell(m.recall!.top3), cell(m.recall!.top5), cell(m.recall!.top10)]);
   return t.toString();
+}
+
+/** What the offline models cannot read (the run's warnings), and accuracy per language group when there are several. */
+function languageSection(results: ResultsFile, opts: TerminalReportOptions): string | null {
+  const warnings = results.languages?.warnings ?? [];
+  const groups = languageFigures(results);
+  if (!warnings.length && !groups.length) return null;
+  const lines = ['Languages (detected offline with ' + (results.languages?.detector ?? 'a language detector') + ')'];
+  for (const w of warnings) lines.push(`  warning: ${w}`);
+  if (groups.length) {
+    const selectors = groups[0]!.metrics.map((m) => m.selector);
+    const t = table(['language', 'requests', ...selectors.map((s) => `${s} accuracy`)], opts, ['left', 'right', ...selectors.map(() => 'right' as const)]);
+    for (const g of groups) {
+      t.push([g.group, `${g.requests} (${g.covered} covered)`, ...g.metrics.map((m) => (m.accuracy.rate === null ? `- (${m.errors} errors)` : `${pct(m.accuracy.rate)} ${m.accuracy.k}/${m.accuracy.n}${m.errors ? ` +${m.errors} err` : ''}`))]);
+    }
+    lines.push(t.toString());
+  }
+  return lines.join('\n');
 }
 
 function confusionSection(m: SelectorMetrics, max = 10): string {

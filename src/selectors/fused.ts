@@ -18,7 +18,7 @@ import type { EmbeddingProvider, Lane, ScoredSkill, Skill, TextLanguage } from '
 import { createBm25Index, type Bm25Index } from '../text/bm25.js';
 import { charGrams, nameWords, splitExclusions, wordTokens } from '../text/tokens.js';
 import { useReads } from '../language.js';
-import { cosine } from './similarity.js';
+import { dot, unit } from './similarity.js';
 import { keepTop } from './index.js';
 
 /** Requests embedded per call, so the progress lane moves while a large set is embedded. */
@@ -48,6 +48,8 @@ export interface FusedItem {
   features: number[];
   /** Set when no signal could compare this request with the catalogue: the decision is an error row, not "none". */
   unreadable?: string;
+  /** The cosine with every description (the similarity selector's scores), when the request was embedded. */
+  descriptionCosines?: number[];
 }
 
 export interface FusedRankOptions {
@@ -68,10 +70,16 @@ export function fusedDocument(skill: Skill): string {
 
 /** z-scores of `values` over the indices in `over` (0 elsewhere, and 0 everywhere when they do not vary). */
 export function standardise(values: ArrayLike<number>, over?: boolean[]): number[] {
-  const idx = Array.from({ length: values.length }, (_, i) => i).filter((i) => !over || over[i]);
-  const mean = idx.reduce((s, i) => s + values[i]!, 0) / (idx.length || 1);
-  const sd = Math.sqrt(idx.reduce((s, i) => s + (values[i]! - mean) ** 2, 0) / (idx.length || 1));
-  return Array.from({ length: values.length }, (_, i) => (sd > 0 && (!over || over[i]) ? (values[i]! - mean) / sd : 0));
+  let n = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) if (!over || over[i]) (n++, (sum += values[i]!));
+  const mean = sum / (n || 1);
+  let ss = 0;
+  for (let i = 0; i < values.length; i++) if (!over || over[i]) ss += (values[i]! - mean) ** 2;
+  const sd = Math.sqrt(ss / (n || 1));
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = sd > 0 && (!over || over[i]) ? (values[i]! - mean) / sd : 0;
+  return out;
 }
 
 function argmax(values: ArrayLike<number>): number {
@@ -112,11 +120,11 @@ export async function createFusedRanker(embedder: EmbeddingProvider, skills: Ski
   const indexes = buildIndexes(skills, opts.skillLanguages);
   const englishOnly = embedder.id === 'use';
   const descReadable = skills.map((s) => !englishOnly || !opts.skillLanguages || useReads(opts.skillLanguages[s.name]!) !== 'no');
-  const [named, plain] = await Promise.all([
+  const [named, plain] = (await Promise.all([
     embedder.embed(skills.map((s) => ({ text: fusedDocument(s), title: s.name })), 'document'),
     // The similarity selector's document vectors (same inputs, so the same cache entries).
     embedder.embed(skills.map((s) => ({ text: s.description, title: s.name })), 'document'),
-  ]);
+  ])).map((vs) => vs.map(unit));
   return {
     async rank(texts, rankOpts = {}) {
       const keep = rankOpts.keep ?? keepTop(skills.length);
@@ -132,7 +140,8 @@ export async function createFusedRanker(embedder: EmbeddingProvider, skills: Ski
         const vectors = toEmbed.length ? await embedder.embed(toEmbed.map((i) => ({ text: texts[i]! })), 'query') : [];
         const byIndex = new Map(toEmbed.map((i, k) => [i, vectors[k]!]));
         for (const i of idx) {
-          out.push(rankOne(texts[i]!, byIndex.get(i) ?? null, { skills, indexes, named, plain, descReadable, keep, language: rankOpts.languages?.[i] }));
+          const vector = byIndex.get(i);
+          out.push(rankOne(texts[i]!, vector ? unit(vector) : null, { skills, indexes, named, plain, descReadable, keep, language: rankOpts.languages?.[i] }));
         }
         if (rankOpts.lane) rankOpts.lane.done += idx.length;
       }
@@ -144,24 +153,26 @@ export async function createFusedRanker(embedder: EmbeddingProvider, skills: Ski
 interface RankContext {
   skills: Skill[];
   indexes: Indexes;
-  named: number[][];
-  plain: number[][];
+  named: Float64Array[];
+  plain: Float64Array[];
   descReadable: boolean[];
   keep: number;
   language?: TextLanguage;
 }
 
 /** Ranks one request and computes the features of its top candidate. */
-function rankOne(text: string, query: number[] | null, ctx: RankContext): FusedItem {
+function rankOne(text: string, query: Float64Array | null, ctx: RankContext): FusedItem {
   const { skills, indexes } = ctx;
   const words = wordTokens(text);
   const grams = charGrams(text);
   const raw: Record<Signal, ArrayLike<number> | null> = {
     words: indexes.words.scores(words),
     chars: indexes.chars.scores(grams),
-    cosine: query ? ctx.named.map((d, j) => (ctx.descReadable[j] ? cosine(query, d) : 0)) : null,
-    cosineDescription: query ? ctx.plain.map((d, j) => (ctx.descReadable[j] ? cosine(query, d) : 0)) : null,
+    cosine: query ? ctx.named.map((d, j) => (ctx.descReadable[j] ? dot(query, d) : 0)) : null,
+    cosineDescription: query ? ctx.plain.map((d) => dot(query, d)) : null,
   };
+  const descriptionCosines = raw.cosineDescription ? Array.from(raw.cosineDescription) : undefined;
+  if (raw.cosineDescription) raw.cosineDescription = Array.from(raw.cosineDescription, (c, j) => (ctx.descReadable[j] ? c : 0));
   const used = SIGNALS.filter((s) => raw[s] !== null);
   const fused = new Array<number>(skills.length).fill(0);
   for (const s of used) {
@@ -176,6 +187,7 @@ function rankOne(text: string, query: number[] | null, ctx: RankContext): FusedI
   const item: FusedItem = {
     ranking: ranked.slice(0, ctx.keep).map(({ name, score }) => ({ name, score })),
     features: new Array<number>(FUSED_FEATURES.length).fill(0),
+    descriptionCosines,
   };
   const script = ctx.language?.script;
   if (!query && script && !indexes.scripts.has(script)) {

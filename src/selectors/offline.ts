@@ -59,6 +59,7 @@ export async function runOfflineSelectors(ctx: OfflineContext, selectors: Select
 
 /** similarity and fused, which need the embedder. */
 async function runEmbedded(ctx: OfflineContext, selectors: SelectorName[], out: OfflineOutcome): Promise<void> {
+  let fusedItems: FusedItem[] | undefined;
   const embedder = sharedEmbedder(await ctx.embedder());
   const source = { provider: embedder.id, model: embedder.model };
   const wants = (s: ScoreSelector) => selectors.includes(s) || ctx.prefilter === s;
@@ -69,6 +70,7 @@ async function runEmbedded(ctx: OfflineContext, selectors: SelectorName[], out: 
       const rank = (requests: EvalRequest[], by: LanguageSummary['requests'] | undefined, lane?: Lane, keep?: number) =>
         ranker.rank(requests.map((r) => r.text), { lane, keep, languages: langs(requests, by) });
       const items = await rank(ctx.requests, ctx.languages.requests, ctx.lanes.get('fused'), ctx.prefilter === 'fused' ? ctx.keep : undefined);
+      fusedItems = items;
       if (selectors.includes('fused')) {
         const plan = ctx.plans.fused!;
         const calibration = plan.kind === 'calibrated' ? { requests: ctx.calibration!, fused: await rank(ctx.calibration!, ctx.calibrationLanguages) } : undefined;
@@ -79,16 +81,18 @@ async function runEmbedded(ctx: OfflineContext, selectors: SelectorName[], out: 
     if (wants('similarity')) {
       const { createSimilarityRanker } = await import('./similarity.js');
       const ranker = await createSimilarityRanker(embedder, ctx.skills);
-      const rank = async (requests: EvalRequest[], by: LanguageSummary['requests'] | undefined, lane?: Lane, keep?: number): Promise<RankingOrError[]> => {
+      const rank = async (requests: EvalRequest[], by: LanguageSummary['requests'] | undefined, lane?: Lane, keep?: number, fused?: FusedItem[]): Promise<RankingOrError[]> => {
         // Texts the embedding model cannot read are not embedded: their decisions are error rows.
         const unreadable = requests.map((r) => (embedder.id === 'use' && by?.[r.id] && useReads(by[r.id]!) === 'no' ? by[r.id]!.script : null));
-        const readable = requests.filter((_, i) => unreadable[i] === null);
-        const ranked = await ranker.rank(readable.map((r) => r.text), { lane, keep });
+        const readable = requests.flatMap((r, i) => (unreadable[i] === null ? [i] : []));
+        // The cosines fused already computed with the same vectors are reused, not computed twice.
+        const known = fused ? readable.map((i) => fused[i]!.descriptionCosines) : undefined;
+        const ranked = await ranker.rank(readable.map((i) => requests[i]!.text), { lane, keep, known });
         if (lane) lane.done += requests.length - readable.length;
         let k = 0;
         return unreadable.map((script) => (script === null ? ranked[k++]! : { error: `similarity: the embedding model (use) cannot read ${script} script` }));
       };
-      const rankings = await rank(ctx.requests, ctx.languages.requests, ctx.lanes.get('similarity'), ctx.prefilter === 'similarity' ? ctx.keep : undefined);
+      const rankings = await rank(ctx.requests, ctx.languages.requests, ctx.lanes.get('similarity'), ctx.prefilter === 'similarity' ? ctx.keep : undefined, fusedItems);
       if (selectors.includes('similarity')) {
         const plan = ctx.plans.similarity!;
         const calibration = plan.kind === 'calibrated' ? { requests: ctx.calibration!, rankings: await rank(ctx.calibration!, ctx.calibrationLanguages) } : undefined;

@@ -25,20 +25,24 @@ export function createBm25Index(docs: string[][], opts: Bm25Options = {}): Bm25I
   const k1 = opts.k1 ?? 1.2;
   const b = opts.b ?? 0.75;
   const n = docs.length;
-  const postings = new Map<string, { doc: number; tf: number }[]>();
+  const lengths = docs.map((d) => d.length);
+  const avgdl = lengths.reduce((a, x) => a + x, 0) / (n || 1) || 1;
+  // Each posting keeps its document and its term-frequency part, tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)),
+  // so a query costs one multiplication per posting.
+  const postings = new Map<string, { docs: number[]; parts: number[] }>();
   docs.forEach((tokens, doc) => {
     const tf = new Map<string, number>();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const norm = k1 * (1 - b + (b * lengths[doc]!) / avgdl);
     for (const [term, count] of tf) {
       let list = postings.get(term);
-      if (!list) postings.set(term, (list = []));
-      list.push({ doc, tf: count });
+      if (!list) postings.set(term, (list = { docs: [], parts: [] }));
+      list.docs.push(doc);
+      list.parts.push((count * (k1 + 1)) / (count + norm));
     }
   });
-  const lengths = docs.map((d) => d.length);
-  const avgdl = lengths.reduce((a, x) => a + x, 0) / (n || 1) || 1;
   const idf = (term: string) => {
-    const df = postings.get(term)?.length ?? 0;
+    const df = postings.get(term)?.docs.length ?? 0;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   return {
@@ -52,7 +56,7 @@ export function createBm25Index(docs: string[][], opts: Bm25Options = {}): Bm25I
         const list = postings.get(term);
         if (!list) continue;
         const w = q * idf(term);
-        for (const { doc, tf } of list) out[doc]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[doc]!) / avgdl));
+        for (let i = 0; i < list.docs.length; i++) out[list.docs[i]!]! += w * list.parts[i]!;
       }
       return out;
     },

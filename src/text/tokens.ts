@@ -29,7 +29,8 @@ function stops(): Set<string> {
 }
 
 function stem(word: string): string {
-  stemmer ??= (require('wink-nlp-utils') as { string: { stem(w: string): string } }).string.stem;
+  // The stemmer alone: wink-nlp-utils' index also loads wink-nlp and its English model.
+  stemmer ??= require('wink-nlp-utils/src/string-stem.js') as (w: string) => string;
   return stemmer(word);
 }
 
