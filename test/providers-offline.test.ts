@@ -171,3 +171,24 @@ describe('pricing', () => {
     expect(costOf('anthropic', 'claude-sonnet-4-5', usage)).toBeCloseTo(4.95, 10);
   });
 });
+
+describe.skipIf(!existsSync(path.join(ROOT, 'dist/providers/use-worker.js')))('use on more than one thread (built provider)', () => {
+  it('gives the same vectors, in the same order, on two threads as on one', () => {
+    // 70 texts: above the size at which the set is split between this thread and a worker.
+    const script = `
+      const { createUseEmbedder } = await import(${JSON.stringify(path.join(ROOT, 'dist/providers/use.js'))});
+      const texts = Array.from({ length: 70 }, (_, i) => ({ text: 'request number ' + i + ' about ' + ['pdf', 'git', 'email', 'weather'][i % 4] }));
+      const v = await createUseEmbedder().embed(texts, 'query');
+      process.stdout.write(JSON.stringify(v.map((x) => x.slice(0, 4).map((y) => +y.toFixed(6)))));`;
+    const run = (threads: string) => {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, SKILLBENCH_USE_THREADS: threads }, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as number[][];
+    };
+    const one = run('1');
+    const two = run('2');
+    expect(one).toHaveLength(70);
+    expect(two).toEqual(one);
+    expect(one[0]).not.toEqual(one[1]);
+  }, 90_000);
+});

@@ -21,8 +21,8 @@ import { useReads } from '../language.js';
 import { dot, unit } from './similarity.js';
 import { keepTop } from './index.js';
 
-/** Requests embedded per call, so the progress lane moves while a large set is embedded. */
-const CHUNK = 32;
+/** Requests embedded per call: the progress lane moves between calls, and each call is large enough for use to split it between threads. */
+const CHUNK = 128;
 
 export const FUSED_WEIGHTS = { words: 0.5, chars: 0.25, cosine: 1, cosineDescription: 0.5 } as const;
 type Signal = keyof typeof FUSED_WEIGHTS;

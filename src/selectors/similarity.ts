@@ -46,8 +46,8 @@ export function dot(a: Float64Array, b: Float64Array): number {
   return s0 + s1 + s2 + s3;
 }
 
-/** Requests are embedded in chunks so the progress lane moves while a large set is embedded. */
-const CHUNK = 32;
+/** Requests are embedded in chunks: the progress lane moves between them, and each is large enough for use to split between threads. */
+const CHUNK = 128;
 
 export interface SimilarityRanker {
   /**
