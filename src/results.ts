@@ -65,6 +65,7 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);
   });
+  if (root.languages !== undefined) validateLanguages(root.languages, bad, isObj);
   if (!Array.isArray(root.runs)) bad('runs', 'must be an array');
   (root.runs as unknown[]).forEach((run, i) => {
     const f = `runs[${i}]`;
@@ -146,4 +147,22 @@ function validateFit(
   if (!num(x.threshold)) bad(`${f}.threshold`, 'must be a number');
   const on = x.fittedOn as Record<string, unknown> | undefined;
   if (!isObj(on) || !Number.isInteger(on.covered) || !Number.isInteger(on.uncovered)) bad(`${f}.fittedOn`, 'must be {covered, uncovered} counts');
+}
+
+/** languages: what the reports group requests by (src/language.ts). */
+function validateLanguages(
+  languages: unknown,
+  bad: (field: string, expected: string) => never,
+  isObj: (v: unknown) => v is Record<string, unknown>,
+): void {
+  if (!isObj(languages)) bad('languages', 'must be an object');
+  const l = languages as Record<string, unknown>;
+  if (typeof l.detector !== 'string') bad('languages.detector', 'must be a string');
+  for (const key of ['requests', 'skills']) {
+    if (!isObj(l[key])) bad(`languages.${key}`, 'must be an object');
+    for (const [id, t] of Object.entries(l[key] as Record<string, unknown>)) {
+      if (!isObj(t) || typeof t.language !== 'string' || typeof t.script !== 'string') bad(`languages.${key}.${id}`, 'must be {language, script} strings');
+    }
+  }
+  if (l.warnings !== undefined && !(Array.isArray(l.warnings) && l.warnings.every((w) => typeof w === 'string'))) bad('languages.warnings', 'must be an array of strings');
 }
