@@ -5,7 +5,7 @@
 // (loading is needless: 0), each class weighted by 1 / its size so the fit balances wrong and needless load as the
 // metric does. Covered requests whose top skill is wrong are left out: loading or not, they are a wrong load.
 // Fitting: Newton's method on the L2-penalised (lambda = 1, intercept free), class-weighted log-likelihood of
-// standardised features; 50 iterations at most, stopping when no weight moves by 1e-9.
+// standardised features; 50 iterations at most, stopping when no weight moves by 1e-7.
 // Cross-validation: requests are split into K folds, covered and uncovered separately in file order (request i of a
 // class goes to fold i mod K), so every fold has both classes when there are K of each and a rerun splits the same.
 import { chooseThreshold } from '../metrics.js';
@@ -107,7 +107,7 @@ export function fitLogistic(examples: DecisionExample[], featureNames: string[])
     hess[0]![0]! += 1e-9; // keeps the system solvable when every example has the same prediction
     const step = solve(hess, grad);
     beta = beta.map((v, k) => v - step[k]!);
-    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+    if (Math.max(...step.map(Math.abs)) < 1e-7) break;
   }
   return { model: 'logistic', features: featureNames, mean, sd, weights: beta.slice(1), intercept: beta[0]!, fittedOn };
 }

@@ -29,22 +29,22 @@ export function createBm25Index(docs: string[][], opts: Bm25Options = {}): Bm25I
   const avgdl = lengths.reduce((a, x) => a + x, 0) / (n || 1) || 1;
   // Each posting keeps its document and its term-frequency part, tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)),
   // so a query costs one multiplication per posting.
-  const postings = new Map<string, { docs: number[]; parts: number[] }>();
+  const postings = new Map<string, { docs: number[]; parts: number[]; idf: number }>();
   docs.forEach((tokens, doc) => {
     const tf = new Map<string, number>();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     const norm = k1 * (1 - b + (b * lengths[doc]!) / avgdl);
     for (const [term, count] of tf) {
       let list = postings.get(term);
-      if (!list) postings.set(term, (list = { docs: [], parts: [] }));
+      if (!list) postings.set(term, (list = { docs: [], parts: [], idf: 0 }));
       list.docs.push(doc);
       list.parts.push((count * (k1 + 1)) / (count + norm));
     }
   });
-  const idf = (term: string) => {
-    const df = postings.get(term)?.docs.length ?? 0;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  };
+  const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  for (const list of postings.values()) list.idf = idfOf(list.docs.length);
+  const unseen = idfOf(0);
+  const idf = (term: string) => postings.get(term)?.idf ?? unseen;
   return {
     size: n,
     idf,
@@ -55,7 +55,7 @@ export function createBm25Index(docs: string[][], opts: Bm25Options = {}): Bm25I
       for (const [term, q] of qtf) {
         const list = postings.get(term);
         if (!list) continue;
-        const w = q * idf(term);
+        const w = q * list.idf;
         for (let i = 0; i < list.docs.length; i++) out[list.docs[i]!]! += w * list.parts[i]!;
       }
       return out;

@@ -28,10 +28,19 @@ function stops(): Set<string> {
   return stopWords;
 }
 
-function stem(word: string): string {
+/** Stems already computed: a catalogue and its requests repeat the same words, and stemming is the slow part. */
+const stems = new Map<string, string>();
+
+/** Porter2 stem of one lower-case word (memoised). */
+export function stem(word: string): string {
   // The stemmer alone: wink-nlp-utils' index also loads wink-nlp and its English model.
   stemmer ??= require('wink-nlp-utils/src/string-stem.js') as (w: string) => string;
-  return stemmer(word);
+  let out = stems.get(word);
+  if (out === undefined) {
+    out = stemmer(word);
+    if (stems.size < 200_000) stems.set(word, out);
+  }
+  return out;
 }
 
 /** Lower case, compatibility forms unified (NFKC), diacritics removed: "Écris" -> "ecris". */
@@ -83,7 +92,13 @@ export function charGrams(text: string, min = 3, max = 5): string[] {
       cjkGrams(word, out);
       continue;
     }
-    const chars = [...` ${word} `];
+    const padded = ` ${word} `;
+    if (!/[\uD800-\uDFFF]/.test(padded)) {
+      // No surrogate pair: UTF-16 positions are characters, so plain slices are the n-grams (the fast path).
+      for (let n = min; n <= max; n++) for (let i = 0; i + n <= padded.length; i++) out.push(padded.slice(i, i + n));
+      continue;
+    }
+    const chars = [...padded];
     for (let n = min; n <= max; n++) {
       for (let i = 0; i + n <= chars.length; i++) out.push(chars.slice(i, i + n).join(''));
     }
