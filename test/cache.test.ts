@@ -30,6 +30,7 @@ async function buildClient(): Promise<string> {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-cache-test-${process.pid}`);
   const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts'];
   for (const f of await readdir(path.join(root, 'src', 'providers'))) if (f.endsWith('.ts')) files.push(`providers/${f}`);
+  for (const f of await readdir(path.join(root, 'src', 'text'))) if (f.endsWith('.ts')) files.push(`text/${f}`); // bm25's stemmer
   for (const f of files) {
     const src = await readFile(path.join(root, 'src', f), 'utf8');
     const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
