@@ -2,7 +2,7 @@
 // on a Chinese and Japanese request set: the warning on stderr, error rows (never a quiet "none"), figures per
 // language in the report, and the summary in the results file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { detectLanguages, dominantScript, keywordReads, languageGroup, languageWarnings, useReads } from '../src/language.js';
@@ -90,7 +90,7 @@ describe('eval-trigger on requests the offline models cannot read', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('warns on stderr, makes error rows of what no signal can read, and shows figures per language', async () => {
-    const r = await runCli(['eval-trigger', '--no-progress', '--cache-dir', file('cache'), '--skills', file('catalogue.json'), '--requests', file('requests.json'), '--json', file('r.json')]);
+    const r = await runCli(['eval-trigger', '--no-progress', '--cache-dir', file('cache'), '--skills', file('catalogue.json'), '--requests', file('requests.json'), '--json', file('r.json'), '-o', file('r.md')]);
     expect(r.code).toBe(0);
     const warning = r.stderr.split('\n').filter((l) => l.startsWith('skillbench: warning:'));
     expect(warning).toHaveLength(1);
@@ -109,5 +109,9 @@ describe('eval-trigger on requests the offline models cannot read', () => {
     expect(r.stdout).toMatch(/Languages \(detected offline with eld/);
     expect(r.stdout).toMatch(/│ zh\s+│\s+3 \(2 covered\)/);
     expect(r.stdout).toMatch(/- \(3 errors\)/);
+    const md = await readFile(file('r.md'), 'utf8');
+    expect(md).toContain('#### Languages');
+    expect(md).toMatch(/- ⚠️ 5 of 8 requests are in a script other than Latin/);
+    expect(md).toMatch(/\| zh \| 3 \(2 covered\) \| n\/a \(0\/0\) \+ 3 errors \|/);
   });
 });
