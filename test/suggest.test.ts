@@ -394,10 +394,13 @@ describe('skillbench suggest: bad input and failures', () => {
     expect(server.requests.filter((q) => q.method === 'batchEmbedContents')).toHaveLength(0);
   });
 
-  it('--rank-only needs an offline --wide (fused or similarity)', async () => {
-    const r = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--rank-only']);
-    expect(r.code).toBe(2);
-    expect(r.err).toContain('--rank-only ranks offline, which needs --wide fused or --wide similarity');
+  it('--rank-only ranks with fused unless --wide says otherwise, and refuses --wide model', async () => {
+    const r = await cli(['suggest', 'anything about a gif', '--skills', CATALOGUE, '--rank-only', '--cache-dir', join(dir, 'cache')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('ranking by fused (use), 10 skills:');
+    const m = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--wide', 'model', '--rank-only']);
+    expect(m.code).toBe(2);
+    expect(m.err).toContain('--rank-only ranks offline, which needs --wide fused or --wide similarity');
   });
 
   it('without a key, --wide model stops before any work with the client\'s message', async () => {

@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .option('--excerpt <chars>', 'characters of each candidate\'s body shown to the narrow stage', parsePositiveInt, 700)
     .option('--chunk-size <n>', 'skills per ranking call with --wide model; larger catalogues are ranked in chunks, then the chunk winners together', parsePositiveInt, 60)
     .option('--suggester-model <id>', 'model for the suggester\'s own calls (default: --model)')
-    .option('--rank-only', 'with --wide fused or similarity: print the offline ranking and stop (no model, no key)')
+    .option('--rank-only', 'print the offline ranking (--wide fused unless --wide similarity is given) and stop (no model, no key)')
     .option('--eval', 'three-arm evaluation: baseline (index only), suggest (index + suggestion), oracle (index + the gold answer)')
     .option('--requests <file>', 'with --eval: request set [{"id", "text", "gold": skill or null}]')
     .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills)');
@@ -48,6 +48,8 @@ export function register(program: Command): void {
       ].join('\n'),
     )
     .action(async (request: string | undefined, opts: SuggestCliOptions) => {
+      // --rank-only ranks offline: without an explicit --wide it takes the recommended offline ranking, fused.
+      if (opts.rankOnly && cmd.getOptionValueSource('wide') === 'default') opts.wide = 'fused';
       const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
       if (opts.eval) {
         if (request !== undefined) {
