@@ -126,6 +126,14 @@ describe('--threshold baseline with fused', () => {
     const old = await cli('--selectors', 'fused', '--baseline', file('old-fit.json'), '--threshold', 'baseline');
     expect(old.code).toBe(2);
     expect(old.stderr).toMatch(/old-fit\.json: --threshold baseline: the baseline's fused decision uses the features fused, margin; this skillbench computes fused, margin, cosine/);
+    // A keyword baseline from before the scores stopped saturating (no scoring recorded): its threshold is refused.
+    const old2 = await readResults(file('main.json'));
+    delete old2.runs.find((x) => x.selector === 'keyword')!.model;
+    await writeFile(file('old-keyword.json'), JSON.stringify(old2));
+    const k = await cli('--selectors', 'keyword', '--baseline', file('old-keyword.json'), '--threshold', 'baseline');
+    expect(k.code).toBe(2);
+    expect(k.stderr).toMatch(/old-keyword\.json: --threshold baseline: the baseline's keyword scores were computed another way/);
+    expect((await readResults(file('main.json'))).runs.find((x) => x.selector === 'keyword')!.model).toBe('bm25-raw-over-sqrt-self');
     fused.fit = { ...fused.fit!, sd: [0, 1] };
     await writeFile(file('bad-fit.json'), JSON.stringify(results));
     const bad = await cli('--selectors', 'fused', '--baseline', file('bad-fit.json'), '--threshold', 'baseline');

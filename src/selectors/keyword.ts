@@ -8,6 +8,12 @@ import type { EvalRequest, Lane, ScoredSkill, Skill, TextLanguage } from '../typ
 import { keywordReads } from '../language.js';
 import { keepTop, rank } from './index.js';
 
+/**
+ * How keyword scores are computed, recorded as the run's `model`: a threshold only carries over to a run that scores
+ * the same way (the scores before it, min(1, raw / selfScore), had another scale).
+ */
+export const KEYWORD_SCORING = 'bm25-raw-over-sqrt-self';
+
 export function keywordDocument(skill: Skill): string {
   return `${skill.name.replace(/[-_]+/g, ' ')} ${skill.description}`;
 }

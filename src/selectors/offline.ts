@@ -43,13 +43,13 @@ export async function runOfflineSelectors(ctx: OfflineContext, selectors: Select
   const out: OfflineOutcome = { runs: [] };
   const keep = (s: ScoreSelector) => (ctx.prefilter === s ? ctx.keep : undefined);
   if (wants('keyword')) {
-    const { rankByKeyword, keywordUnreadable } = await import('./keyword.js');
+    const { rankByKeyword, keywordUnreadable, KEYWORD_SCORING } = await import('./keyword.js');
     const rank = (requests: EvalRequest[], by: LanguageSummary['requests'] | undefined, lane?: Lane, k?: number): RankingOrError[] =>
       rankByKeyword(ctx.skills, requests, lane, k, by).map((r, i) => r ?? { error: keywordUnreadable(by?.[requests[i]!.id]) });
     const rankings = rank(ctx.requests, ctx.languages.requests, ctx.lanes.get('keyword'), keep('keyword'));
     if (selectors.includes('keyword')) {
       const calibration = ctx.plans.keyword?.kind === 'calibrated' ? { requests: ctx.calibration!, rankings: rank(ctx.calibration!, ctx.calibrationLanguages) } : undefined;
-      out.runs.push(thresholdRun('keyword', ctx.requests, rankings, ctx.plans.keyword!, calibration));
+      out.runs.push(thresholdRun('keyword', ctx.requests, rankings, ctx.plans.keyword!, calibration, { model: KEYWORD_SCORING }));
     }
     if (ctx.prefilter === 'keyword') out.prefilter = rankings;
   }

@@ -242,6 +242,16 @@ async function fromBaseline(opts: EvalTriggerOptions, from: NonNullable<EvalTrig
   const { baselineThresholds } = await import('../gate.js');
   const { fusedFitFromBaseline } = await import('./thresholds.js');
   const classic = scoring.filter((s) => s !== 'fused');
+  if (classic.includes('keyword')) {
+    const { KEYWORD_SCORING } = await import('./keyword.js');
+    const then = from.results.runs.find((r) => r.selector === 'keyword' && !r.ceiling);
+    if (then && then.threshold && then.model !== KEYWORD_SCORING) {
+      throw new UserError(
+        `${from.file}: --threshold baseline: the baseline's keyword scores were computed another way (written by an earlier skillbench, before keyword scores stopped saturating at 1): its threshold does not apply to these scores`,
+        'rerun the baseline with this skillbench, or pass --threshold keyword=X',
+      );
+    }
+  }
   const threshold = classic.length ? baselineThresholds(from.results, from.file, classic, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel }) : {};
   const fit = scoring.includes('fused') ? fusedFitFromBaseline(from.results, from.file, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel }) : undefined;
   return { threshold, fit };
