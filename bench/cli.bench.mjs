@@ -41,7 +41,7 @@ function coldWarm(label, extraArgs) {
     const args = ['eval-trigger', '--no-progress', '--cache-dir', cache, ...extraArgs];
     const cold = timeCli(args);
     const warm = timeCli(args);
-    const accuracy = [...cold.stdout.matchAll(/^│ (similarity|keyword|explicit)\s+│\s+\d+ │ ([\d.]+%)/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const accuracy = [...cold.stdout.matchAll(/^│ (fused|similarity|keyword|explicit)\s+│\s+\d+ │ ([\d.]+%)/gm)].map((m) => `${m[1]} ${m[2]}`);
     return `| ${label} | ${fmt(cold.seconds)} | ${fmt(warm.seconds)} | ${accuracy.join(', ')} |`;
   } finally {
     rmSync(cache, { recursive: true, force: true });
@@ -64,7 +64,7 @@ Machine: ${machineLine()}. No API key set (offline selectors only).
 | \`skillbench --help\` | ${fmt(median(helpRuns))} (min ${fmt(Math.min(...helpRuns))}, max ${fmt(Math.max(...helpRuns))}) | well under 0.5 s |
 | \`node -e 0\` (Node's own start-up, for scale) | ${fmt(median(nodeRuns))} | - |
 
-\`skillbench eval-trigger --no-progress\` offline (similarity with \`use\`, keyword, explicit), a fresh cache folder each:
+\`skillbench eval-trigger --no-progress\` offline (fused, similarity with \`use\`, keyword, explicit), a fresh cache folder each:
 
 | catalogue | cold (empty cache) | warm (vectors cached) | accuracy |
 |---|---|---|---|

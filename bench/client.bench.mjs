@@ -154,7 +154,7 @@ try {
   const cachedS = (performance.now() - t0) / 1000;
   console.log(`use: cold load + 1 text ${fmt(coldS, 2)} s; ${docs.length - 1} texts in ${fmt(warmS, 2)} s (${fmt(perS, 1)} texts/s); all ${docs.length} from the disk cache in ${fmt(cachedS, 3)} s`);
   results.push({
-    name: `Offline embeddings (use, Universal Sentence Encoder lite), ${docs.length} tool descriptions, one text at a time`,
+    name: `Offline embeddings (use, Universal Sentence Encoder lite), ${docs.length} tool descriptions, one text at a time on each of up to 2 threads (a worker's own model load included)`,
     value: `${fmt(perS, 1)} texts/s after a ${fmt(coldS, 2)} s cold load; an unchanged catalogue re-read from the vector cache in ${fmt(cachedS * 1000)} ms`,
     target: 'recorded (no target)',
     pass: true,

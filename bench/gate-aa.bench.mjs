@@ -54,7 +54,7 @@ const RUNS = [1, 3];
 
 /** Keyword rankings and the (optimistic) threshold of a catalogue's skills on the requests. */
 function keywordSelector(skills, requests) {
-  const rankings = rankByKeyword(skills, requests);
+  const rankings = rankByKeyword(skills, requests).map((r) => r ?? []);
   const threshold = chooseThreshold(requests.map((r, i) => scoredItem(r, topOf(rankings[i]))));
   return { rankings, threshold };
 }
@@ -93,7 +93,7 @@ const catalogue = await loadCatalogue(path.join(root, 'skills'));
 const requests = await loadRequests(path.join(root, 'requests.json'));
 const base = keywordSelector(catalogue.skills, requests);
 const deadSkills = catalogue.skills.map((s) => (s.name === 'leave-balance-calculator' ? { ...s, description: 'Internal helper. Use when asked.' } : s));
-const dead = { rankings: rankByKeyword(deadSkills, requests) };
+const dead = { rankings: rankByKeyword(deadSkills, requests).map((r) => r ?? []) };
 const demoTrials = 2000;
 const demo = table('bundled', requests, base, dead, demoTrials);
 

@@ -222,9 +222,46 @@ export function candidateThresholds(items: ScoredItem[]): number[] {
   return out;
 }
 
-/** The threshold sweep: wrong load, needless load and their mean at every candidate threshold, ascending. */
+/**
+ * The threshold sweep: wrong load, needless load and their mean at every candidate threshold, ascending. The same
+ * figures as pointAt at each threshold, counted on sorted scores (binary search) so cross-validation can sweep a
+ * thousand requests many times.
+ */
 export function sweep(items: ScoredItem[], thresholds: number[] = candidateThresholds(items)): SweepPoint[] {
-  return thresholds.map((t) => pointAt(items, t));
+  let covered = 0;
+  let uncovered = 0;
+  const right: number[] = []; // covered requests whose top is the gold: right when loaded
+  const loads: number[] = []; // uncovered requests with a top: needless when loaded
+  for (const it of items) {
+    if (it.gold !== null) {
+      covered++;
+      if (it.top && it.top.name === it.gold) right.push(it.top.score);
+    } else {
+      uncovered++;
+      if (it.top) loads.push(it.top.score);
+    }
+  }
+  right.sort((a, b) => a - b);
+  loads.sort((a, b) => a - b);
+  return thresholds.map((threshold) => {
+    const wrongLoad = covered ? (covered - atLeast(right, threshold)) / covered : null;
+    const needlessLoad = uncovered ? atLeast(loads, threshold) / uncovered : null;
+    const parts = [wrongLoad, needlessLoad].filter((x): x is number => x !== null);
+    const mean = parts.length ? parts.reduce((a, b) => a + b, 0) / parts.length : null;
+    return { threshold, wrongLoad, needlessLoad, mean };
+  });
+}
+
+/** How many of the ascending `sorted` are >= t. */
+function atLeast(sorted: number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! >= t) hi = mid;
+    else lo = mid + 1;
+  }
+  return sorted.length - lo;
 }
 
 /** The point with the lowest mean of wrong and needless load; ties go to the lowest threshold. */
@@ -241,11 +278,17 @@ export function bestPoint(points: SweepPoint[]): SweepPoint | null {
 export function scoredItems(run: SelectorRun, requests: EvalRequest[]): ScoredItem[] {
   return paired(run, requests)
     .filter(({ d }) => d.error === undefined && d.scores !== undefined)
-    .map(({ d, r }) => scoredItem(r, topOf(d.scores)));
+    .map(({ d, r }) => scoredItem(r, decisionTop(d)));
 }
 
 export function scoredItem(r: EvalRequest, top: ScoredSkill | null): ScoredItem {
   return r.target !== undefined ? { gold: r.gold, top, target: r.target } : { gold: r.gold, top };
+}
+
+/** The candidate a threshold decides on and the number it is compared with: the confidence when the run has one. */
+export function decisionTop(d: Decision): ScoredSkill | null {
+  const top = topOf(d.scores);
+  return top && d.confidence !== undefined ? { name: top.name, score: d.confidence } : top;
 }
 
 /** The threshold that minimises mean(wrong, needless) on these scores, or null when there is nothing to choose on. */
@@ -285,19 +328,23 @@ export function separability(items: ScoredItem[]): NonNullable<SelectorMetrics['
 
 // ---------------------------------------------------------------- recall, confusion, failures, flakiness
 
-/** Top-1 and top-3 recall of the gold skill in the ranked candidates (covered requests, first run, no errors). */
-export function recall(run: SelectorRun, requests: EvalRequest[]): { top1: Rate; top3: Rate } {
+/** The k of recall@k the metrics report. */
+export const RECALL_AT = [1, 3, 5, 10] as const;
+
+/** Recall@1/3/5/10 of the gold skill in the ranked candidates (covered requests, first run, no errors). */
+export function recall(run: SelectorRun, requests: EvalRequest[]): NonNullable<SelectorMetrics['recall']> {
   let n = 0;
-  let top1 = 0;
-  let top3 = 0;
+  const hits = RECALL_AT.map(() => 0);
   for (const { d, r } of paired(run, requests)) {
     if (r.gold === null || d.error !== undefined || d.scores === undefined || d.run !== 0) continue;
     n++;
     const rank = pessimisticRank(d.scores, r.gold);
-    if (rank === 0) top1++;
-    if (rank !== null && rank < 3) top3++;
+    RECALL_AT.forEach((k, i) => {
+      if (rank !== null && rank < k) hits[i]!++;
+    });
   }
-  return { top1: wilson(top1, n), top3: wilson(top3, n) };
+  const [top1, top3, top5, top10] = hits.map((k) => wilson(k, n)) as [Rate, Rate, Rate, Rate];
+  return { top1, top3, top5, top10 };
 }
 
 /** 0-based rank of `name` counting every other candidate scored as high or higher (ties rank against it); null when absent. */

@@ -82,6 +82,7 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);
   });
+  if (root.languages !== undefined) validateLanguages(root.languages, bad, isObj);
   if (!Array.isArray(root.runs)) bad('runs', 'must be an array');
   (root.runs as unknown[]).forEach((run, i) => {
     const f = `runs[${i}]`;
@@ -91,12 +92,15 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (r.kind !== 'decision' && r.kind !== 'score') bad(`${f}.kind`, 'must be "decision" or "score"');
     if (r.threshold !== undefined) {
       if (!isObj(r.threshold) || !num(r.threshold.value)) bad(`${f}.threshold.value`, 'must be a number');
-      if (!['fixed', 'optimistic', 'calibrated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
-        bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated or default');
+      if (!['fixed', 'optimistic', 'calibrated', 'cross-validated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
+        bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated, cross-validated or default');
       }
       const inSample = (r.threshold as Record<string, unknown>).inSample;
       if (inSample !== undefined && !(isObj(inSample) && num(inSample.shared) && num(inSample.of))) bad(`${f}.threshold.inSample`, 'must be {shared, of} (numbers)');
+      const folds = (r.threshold as Record<string, unknown>).folds;
+      if (folds !== undefined && !(Number.isInteger(folds) && (folds as number) >= 2)) bad(`${f}.threshold.folds`, 'must be a whole number >= 2');
     }
+    if (r.fit !== undefined) validateFit(r.fit, `${f}.fit`, bad, isObj, num);
     if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
     if (r.ceiling !== undefined && typeof r.ceiling !== 'boolean') bad(`${f}.ceiling`, 'must be true or false');
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
@@ -152,7 +156,50 @@ function validateDecision(
       if (!num((dec.usage as Record<string, unknown>)[key])) bad(`${f}.usage.${key}`, 'must be a number');
     }
   }
+  if (dec.confidence !== undefined && !num(dec.confidence)) bad(`${f}.confidence`, 'must be a number');
   if (dec.costUsd !== undefined && !num(dec.costUsd)) bad(`${f}.costUsd`, 'must be a number');
   if (dec.cached !== undefined && typeof dec.cached !== 'boolean') bad(`${f}.cached`, 'must be true or false');
   if (dec.latencyMs !== undefined && !num(dec.latencyMs)) bad(`${f}.latencyMs`, 'must be a number');
+}
+
+/** runs[].fit: fused's fitted decision, reused by --threshold baseline (so every number in it is checked). */
+function validateFit(
+  fit: unknown,
+  f: string,
+  bad: (field: string, expected: string) => never,
+  isObj: (v: unknown) => v is Record<string, unknown>,
+  num: (v: unknown) => boolean,
+): void {
+  if (!isObj(fit)) bad(f, 'must be an object');
+  const x = fit as Record<string, unknown>;
+  if (x.model !== 'logistic') bad(`${f}.model`, 'must be "logistic"');
+  if (!Array.isArray(x.features) || !x.features.every((n) => typeof n === 'string')) bad(`${f}.features`, 'must be an array of feature names');
+  const width = (x.features as string[]).length;
+  for (const key of ['mean', 'sd', 'weights']) {
+    const v = x[key];
+    if (!Array.isArray(v) || v.length !== width || !v.every(num)) bad(`${f}.${key}`, `must be ${width} numbers (one per feature)`);
+  }
+  if ((x.sd as number[]).some((v) => v <= 0)) bad(`${f}.sd`, 'must be positive numbers');
+  if (!num(x.intercept)) bad(`${f}.intercept`, 'must be a number');
+  if (!num(x.threshold)) bad(`${f}.threshold`, 'must be a number');
+  const on = x.fittedOn as Record<string, unknown> | undefined;
+  if (!isObj(on) || !Number.isInteger(on.covered) || !Number.isInteger(on.uncovered)) bad(`${f}.fittedOn`, 'must be {covered, uncovered} counts');
+}
+
+/** languages: what the reports group requests by (src/language.ts). */
+function validateLanguages(
+  languages: unknown,
+  bad: (field: string, expected: string) => never,
+  isObj: (v: unknown) => v is Record<string, unknown>,
+): void {
+  if (!isObj(languages)) bad('languages', 'must be an object');
+  const l = languages as Record<string, unknown>;
+  if (typeof l.detector !== 'string') bad('languages.detector', 'must be a string');
+  for (const key of ['requests', 'skills']) {
+    if (!isObj(l[key])) bad(`languages.${key}`, 'must be an object');
+    for (const [id, t] of Object.entries(l[key] as Record<string, unknown>)) {
+      if (!isObj(t) || typeof t.language !== 'string' || typeof t.script !== 'string') bad(`languages.${key}.${id}`, 'must be {language, script} strings');
+    }
+  }
+  if (l.warnings !== undefined && !(Array.isArray(l.warnings) && l.warnings.every((w) => typeof w === 'string'))) bad('languages.warnings', 'must be an array of strings');
 }

@@ -211,6 +211,11 @@ export interface Decision {
   /** Model selectors: why the answer ended: as the provider said (end_turn, tool_use, STOP, ...) for an answer; for
    * an error row of kind `stop`, the normalised reason (length, safety, refusal, malformed, other). */
   stopReason?: string;
+  /**
+   * The number the threshold applies to when it is not the top score (fused: the probability, from its fitted
+   * decision, that loading the top skill is right).
+   */
+  confidence?: number;
   usage?: Usage;
   costUsd?: number;
   cached?: boolean;
@@ -225,11 +230,52 @@ export interface ThresholdInfo {
    * fixed: --threshold (a value, or `baseline`: the value the --baseline file's run applied); optimistic: chosen on the
    * same requests; calibrated: chosen on --calibrate requests.
    */
-  source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
+  source: 'fixed' | 'optimistic' | 'calibrated' | 'cross-validated' | 'default';
   /** Where the value was chosen: the --calibrate request file (calibrated), or the --baseline results file (fixed by --threshold baseline). */
   calibrationFile?: string;
   /** calibrated: the calibration set shares `shared` of its `of` requests (same text) with the requests scored: in-sample. */
   inSample?: { shared: number; of: number };
+  /**
+   * cross-validated: the number of folds. Each request was decided at the threshold (and, for fused, the decision)
+   * fitted on the other folds; `value` is the one fitted on every request, which --threshold baseline reuses.
+   */
+  folds?: number;
+}
+
+/**
+ * The fused selector's "none" decision, fitted on labelled requests: a logistic model of "loading the top skill is
+ * right" on standardised features of the ranking, and the probability at which it loads.
+ */
+export interface FittedDecision {
+  model: 'logistic';
+  /** Feature names, in the order of `mean`, `sd` and `weights`. */
+  features: string[];
+  mean: number[];
+  sd: number[];
+  weights: number[];
+  intercept: number;
+  /** Load the top skill when the probability reaches this (the same value as the run's threshold). */
+  threshold: number;
+  /** Requests it was fitted on: loaded right when their top skill was the gold one, or needless when uncovered. */
+  fittedOn: { covered: number; uncovered: number };
+}
+
+/** Script and language of a text (see src/language.ts). */
+export interface TextLanguage {
+  /** ISO 639-1 code, or 'und' when the detector is not sure. */
+  language: string;
+  /** Script most of its letters are in: Latin, Han, Kana, Hangul, Cyrillic, ... or none. */
+  script: string;
+}
+
+export interface LanguageSummary {
+  detector: string;
+  /** By request id. */
+  requests: Record<string, TextLanguage>;
+  /** By skill name (its description). */
+  skills: Record<string, TextLanguage>;
+  /** What the offline models cannot read, as printed on stderr. */
+  warnings?: string[];
 }
 
 export interface SelectorRun {
@@ -240,6 +286,8 @@ export interface SelectorRun {
   provider?: string;
   model?: string;
   threshold?: ThresholdInfo;
+  /** fused: the decision it applied (fitted here, on --calibrate requests, or taken from the --baseline file). */
+  fit?: FittedDecision;
   /** A reference arm (oracle): drawn as a ceiling, not a competitor. */
   ceiling?: boolean;
   /** Extra cost of the selector not in the decisions (e.g. suggester calls), USD. */
@@ -288,6 +336,8 @@ export interface ResultsFile {
   /** How much was measured; an incomplete run passes no gate (absent in files written before it existed). */
   completeness?: Completeness;
   tokenAudit?: TokenAudit;
+  /** eval-trigger: language and script of every request and description, and what the offline models cannot read. */
+  languages?: LanguageSummary;
   /** eval-quality: per-mode answer quality and cost (each run's decisions carry the per-case details). */
   quality?: QualitySummary;
 }
@@ -373,7 +423,8 @@ export interface SelectorMetrics {
     bestMean: number | null;
     sweep: SweepPoint[];
   };
-  recall?: { top1: Rate; top3: Rate };
+  /** Recall@k of the gold skill in the ranking (covered requests; ties rank against the gold). */
+  recall?: { top1: Rate; top3: Rate; top5: Rate; top10: Rate };
   /** gold -> got -> count, for covered requests not chosen correctly. */
   confusion: { gold: string; got: string | null; count: number }[];
   failures: Failure[];

@@ -114,3 +114,27 @@ describe('results file', () => {
     expect((await errorOf(readResults(file))).message).toMatch(/not valid JSON/);
   });
 });
+
+describe('results fields of the offline selectors', () => {
+  it('reads a fused run (fit, confidences, cross-validated threshold) and languages, and names a bad field', () => {
+    const good = sampleResults();
+    good.runs[0] = {
+      ...good.runs[0]!,
+      selector: 'fused',
+      threshold: { value: 0.4, source: 'cross-validated', folds: 2 },
+      fit: { model: 'logistic', features: ['a', 'b'], mean: [0, 1], sd: [1, 2], weights: [0.5, -1], intercept: 0.1, threshold: 0.4, fittedOn: { covered: 1, uncovered: 1 } },
+      decisions: good.runs[0]!.decisions.map((d) => ({ ...d, confidence: 0.7 })),
+    };
+    good.languages = { detector: 'eld', requests: { r1: { language: 'en', script: 'Latin' } }, skills: {}, warnings: ['x'] };
+    expect(validateResults(JSON.parse(JSON.stringify(good)), 'r.json').runs[0]!.fit!.weights).toEqual([0.5, -1]);
+    const bad = (mutate: (r: ResultsFile) => void) => {
+      const r = JSON.parse(JSON.stringify(good)) as ResultsFile;
+      mutate(r);
+      return () => validateResults(r, 'r.json');
+    };
+    expect(bad((r) => (r.runs[0]!.fit!.weights = [1]))).toThrow(/field "runs\[0\]\.fit\.weights" must be 2 numbers/);
+    expect(bad((r) => (r.runs[0]!.threshold!.folds = 1))).toThrow(/field "runs\[0\]\.threshold\.folds" must be a whole number >= 2/);
+    expect(bad((r) => ((r.runs[0]!.decisions[0] as { confidence: unknown }).confidence = 'high'))).toThrow(/decisions\[0\]\.confidence" must be a number/);
+    expect(bad((r) => ((r.languages!.requests as Record<string, unknown>).r1 = 'en'))).toThrow(/field "languages\.requests\.r1" must be \{language, script\} strings/);
+  });
+});

@@ -15,7 +15,7 @@ import { rankByKeyword } from '../src/selectors/keyword.js';
 import { rankBySimilarity, cosine } from '../src/selectors/similarity.js';
 import { scoreRun } from '../src/selectors/index.js';
 import type { ProviderOptions } from '../src/options.js';
-import type { EvalRequest, Lane, Skill } from '../src/types.js';
+import type { EvalRequest, Lane, ScoredSkill, Skill } from '../src/types.js';
 
 function skill(name: string, description: string): Skill {
   return {
@@ -213,7 +213,7 @@ describe('explicit selector', () => {
 });
 
 describe('keyword selector', () => {
-  it('ranks with BM25 over names and descriptions, best first, every skill kept for a small catalogue', () => {
+  it('ranks with BM25 over names and descriptions, best first; a skill sharing no word is no candidate', () => {
     const [pdf, git, none] = rankByKeyword(skills, [
       { id: '1', text: 'merge and split PDF documents', gold: 'pdf-tools' },
       { id: '2', text: 'git branches are a mess', gold: 'git-helper' },
@@ -221,9 +221,38 @@ describe('keyword selector', () => {
     ]);
     expect(pdf![0]!.name).toBe('pdf-tools');
     expect(git![0]!.name).toBe('git-helper');
-    expect(pdf).toHaveLength(4);
-    expect(none![0]!.score).toBe(0);
+    expect(pdf!.map((s) => s.name)).toEqual(['pdf-tools', 'git-helper']); // "merge" is in git-helper's too; the others share nothing
+    expect(pdf!.every((s) => s.score > 0)).toBe(true);
+    expect(none).toEqual([]);
     expect(pdf![0]!.score).toBeGreaterThan(pdf![1]!.score);
+  });
+
+  it('never counts a score of zero as a correct top-1 nor loads it, even in a one-skill catalogue', () => {
+    const one = [skills[0]!];
+    const reqs: EvalRequest[] = [
+      { id: 'shares', text: 'split this PDF', gold: 'pdf-tools' },
+      { id: 'nothing', text: 'what is the weather in Oslo', gold: 'pdf-tools' },
+      { id: 'neg', text: 'tell me a joke', gold: null },
+    ];
+    const rankings = rankByKeyword(one, reqs) as ScoredSkill[][];
+    expect(rankings[1]).toEqual([]);
+    const run = scoreRun('keyword', reqs, rankings, { value: -0.001, source: 'fixed' });
+    expect(run.decisions.map((d) => d.chosen)).toEqual(['pdf-tools', null, null]); // the old -0.001 threshold loads nothing unshared
+    const m = computeMetrics(run, reqs);
+    expect(m.recall!.top1.k).toBe(1); // "nothing" is not a correct top-1
+    expect(m.separability!.sweep.every((p) => p.needlessLoad === 0)).toBe(true);
+  });
+
+  it('is an error row, not "none", for a request its tokenizer cannot read', async () => {
+    const { detectLanguages } = await import('../src/language.js');
+    const reqs: EvalRequest[] = [
+      { id: 'zh', text: '请帮我合并这两个PDF文件', gold: 'pdf-tools' },
+      { id: 'en', text: 'merge two PDF files', gold: 'pdf-tools' },
+    ];
+    const langs = await detectLanguages(reqs, skills);
+    const rankings = rankByKeyword(skills, reqs, undefined, undefined, langs.requests);
+    expect(rankings[0]).toBeNull();
+    expect(rankings[1]![0]!.name).toBe('pdf-tools');
   });
 });
 

@@ -335,6 +335,22 @@ describe('skillbench suggest --wide similarity', () => {
     expect(r.out.trim().split('\n')).toHaveLength(11);
     expect(seen).toHaveLength(0);
   });
+
+  it('--wide fused ranks offline with the fused selector\'s ranking: the same order as eval-trigger\'s fused run', async () => {
+    vi.stubEnv('GEMINI_API_KEY', '');
+    const text = 'Turn this screen recording into a gif';
+    const r = await cli(['suggest', text, '--skills', CATALOGUE, '--wide', 'fused', '--rank-only', '--json', '--cache-dir', join(dir, 'cache')]);
+    expect(r.code).toBe(0);
+    const ranking = JSON.parse(r.out).ranking as { name: string; score: number }[];
+    const { loadCatalogue } = await import('../src/catalogue.js');
+    const { createFusedRanker } = await import('../src/selectors/fused.js');
+    const { createEmbedder } = await import('../src/client.js');
+    const skills = (await loadCatalogue(CATALOGUE)).skills;
+    const embedder = await createEmbedder({ embeddings: 'use', cacheDir: join(dir, 'cache'), cache: true });
+    const [item] = await (await createFusedRanker(embedder, skills)).rank([text], { keep: skills.length });
+    expect(ranking.map((x) => x.name)).toEqual(item!.ranking.slice(0, 10).map((x) => x.name));
+    expect(seen).toHaveLength(0);
+  });
 });
 
 describe('skillbench suggest: bad input and failures', () => {
@@ -378,10 +394,13 @@ describe('skillbench suggest: bad input and failures', () => {
     expect(server.requests.filter((q) => q.method === 'batchEmbedContents')).toHaveLength(0);
   });
 
-  it('--rank-only needs --wide similarity', async () => {
-    const r = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--rank-only']);
-    expect(r.code).toBe(2);
-    expect(r.err).toContain('--rank-only');
+  it('--rank-only ranks with fused unless --wide says otherwise, and refuses --wide model', async () => {
+    const r = await cli(['suggest', 'anything about a gif', '--skills', CATALOGUE, '--rank-only', '--cache-dir', join(dir, 'cache')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('ranking by fused (use), 10 skills:');
+    const m = await cli(['suggest', 'anything', '--skills', CATALOGUE, ...provider(), '--wide', 'model', '--rank-only']);
+    expect(m.code).toBe(2);
+    expect(m.err).toContain('--rank-only ranks offline, which needs --wide fused or --wide similarity');
   });
 
   it('without a key, --wide model stops before any work with the client\'s message', async () => {

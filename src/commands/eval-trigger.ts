@@ -1,4 +1,4 @@
-// `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
+// `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, fused, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
 import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
@@ -14,6 +14,8 @@ interface Options extends ProviderOptions, OutputOptions {
   k: number;
   threshold?: string;
   calibrate?: string;
+  cv?: string;
+  prefilter?: 'fused' | 'similarity' | 'keyword';
   runs: number;
   maxWrongLoad?: number;
   maxNeedlessLoad?: number;
@@ -27,15 +29,17 @@ interface Options extends ProviderOptions, OutputOptions {
 export function register(program: Command): void {
   const cmd = program
     .command('eval-trigger')
-    .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
+    .description('measure whether the right skill loads: model, fused, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
     .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
     .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
     .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
     .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
-    .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
-    .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
-    .option('--threshold <x>', 'score selectors: load the top skill at score >= x; one number, similarity=0.6,keyword=0.3, or baseline: the thresholds the --baseline file applied (default: chosen on the same requests, reported as optimistic)')
-    .option('--calibrate <file>', 'choose the score selectors\' thresholds on this other request set, report on --requests')
+    .option('--selectors <list>', 'comma-separated: model,fused,similarity,hybrid,keyword,explicit (default: every one that can run here)')
+    .option('--k <n>', 'hybrid: shortlist size from the --prefilter ranking', parsePositiveInt, 3)
+    .addOption(new Option('--prefilter <selector>', 'hybrid: the offline ranking its shortlist comes from').choices(['fused', 'similarity', 'keyword']).default('fused'))
+    .option('--threshold <x>', 'similarity and keyword: load the top skill at score >= x; one number, similarity=0.6,keyword=0.3, or baseline: the thresholds (and fused\'s fitted decision) the --baseline file applied (default: cross-validated, see --cv)')
+    .option('--calibrate <file>', 'fit the score selectors\' thresholds (and fused\'s decision) on this other request set, report on --requests')
+    .option('--cv <k>', 'fit the score selectors\' thresholds and fused\'s decision on k-1 folds of --requests and decide each held-out fold with them; off: fit on the same requests (optimistic) (default: 5 when every fold can hold a covered and an uncovered request, else off)')
     .option('--runs <n>', 'repeat every model request n times (separate cache keys): trigger rate per request, flaky requests', parsePositiveInt, 1)
     .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
     .option('--max-needless-load <rate>', 'gate: fail (exit 1) when a selector\'s needless load is above this rate (0..1)', parseRate)
@@ -49,7 +53,7 @@ export function register(program: Command): void {
   cmd
     .addHelpText(
       'after',
-      '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
+      '\nWithout a model API key, the offline selectors run (fused, similarity with the bundled `use` model, keyword, explicit).\n' +
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
@@ -61,9 +65,10 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
+  const [{ evalTrigger, parseSelectors, parseThreshold }, { parseCv }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
     await Promise.all([
       import('../selectors/run.js'),
+      import('../selectors/thresholds.js'),
       import('../metrics.js'),
       import('../results.js'),
       import('../gate.js'),
@@ -79,6 +84,7 @@ async function run(opts: Options, version: string): Promise<void> {
     throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by --json), or give --threshold a number');
   }
   const threshold = opts.threshold === undefined || fromBaseline ? undefined : parseThreshold(opts.threshold);
+  const cv = opts.cv === undefined ? undefined : parseCv(opts.cv);
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   const thresholdBaseline = fromBaseline && baseline ? { file: opts.baseline!, results: baseline } : undefined;
@@ -90,7 +96,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline, cv }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }

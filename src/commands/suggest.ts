@@ -15,8 +15,8 @@ export function register(program: Command): void {
     .argument('[request]', 'the user request to suggest a skill for (not with --eval)')
     .option('--skills <path>', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
     .addOption(
-      new Option('--wide <mode>', 'stage 1 ranking: model (one structured call, chunked for large catalogues) or similarity (embeddings; the model answers only the gate)')
-        .choices(['model', 'similarity'])
+      new Option('--wide <mode>', 'stage 1 ranking: model (one structured call, chunked for large catalogues), or offline: fused (words, character n-grams and embeddings; the recommended offline ranking) or similarity (embeddings alone); offline, the model answers only the gate')
+        .choices(['model', 'fused', 'similarity'])
         .default('model'),
     )
     .option('--gate <rate>', 'gate threshold on the mean of the three action questions (below it: no skill)', parseRate, 0.3)
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .option('--excerpt <chars>', 'characters of each candidate\'s body shown to the narrow stage', parsePositiveInt, 700)
     .option('--chunk-size <n>', 'skills per ranking call with --wide model; larger catalogues are ranked in chunks, then the chunk winners together', parsePositiveInt, 60)
     .option('--suggester-model <id>', 'model for the suggester\'s own calls (default: --model)')
-    .option('--rank-only', 'with --wide similarity: print the offline ranking and stop (no model, no key)')
+    .option('--rank-only', 'print the offline ranking (--wide fused unless --wide similarity is given) and stop (no model, no key)')
     .option('--eval', 'three-arm evaluation: baseline (index only), suggest (index + suggestion), oracle (index + the gold answer)')
     .option('--requests <file>', 'with --eval: request set [{"id", "text", "gold": skill or null}]')
     .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills)');
@@ -43,11 +43,13 @@ export function register(program: Command): void {
         '',
         'Example:',
         '  $ skillbench suggest "open a pull request for my branch" --skills ../shared/data/hermes',
-        '  $ skillbench suggest "convert this video to a gif" --skills ../shared/data/hermes --wide similarity --rank-only',
+        '  $ skillbench suggest "convert this video to a gif" --skills ../shared/data/hermes --wide fused --rank-only',
         '  $ skillbench suggest --eval --skills ../shared/data/hermes --requests requests.json -o results.json -o report.html',
       ].join('\n'),
     )
     .action(async (request: string | undefined, opts: SuggestCliOptions) => {
+      // --rank-only ranks offline: without an explicit --wide it takes the recommended offline ranking, fused.
+      if (opts.rankOnly && cmd.getOptionValueSource('wide') === 'default') opts.wide = 'fused';
       const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
       if (opts.eval) {
         if (request !== undefined) {

@@ -1,14 +1,17 @@
-// Keyword scores with BM25 (wink-bm25-text-search): lower-case, tokenise, drop stop-words, stem.
+// Keyword scores with BM25 (wink-bm25-text-search): lower-case, tokenise (ASCII words only), drop stop-words, stem.
 //
 // Normalisation (why: raw BM25 grows with query length and corpus, so a fixed threshold would mean different things):
-//   score = min(1, raw / selfScore), where selfScore = sum over the query's tokens of idf(token) = the score of an
-//   average-length document that contains every query token once. A token absent from every document counts with the
-//   idf of df = 0, so unmatched words in the query lower the score. Matching all of a query's words once, at average
-//   length, gives 1; matching none gives 0.
+//   score = raw / sqrt(selfScore), where selfScore = sum over the query's tokens of idf(token) = the score of an
+//   average-length document that contains every query token once (a token absent from every document counts with the
+//   idf of df = 0). That is the share of the query matched (raw / selfScore) times sqrt(selfScore), the weight of the
+//   evidence: a short request that matches one word ("What is 2 + 2?" matches "2") no longer scores as high as a long
+//   request matched word for word. It does not saturate: the former min(1, raw / selfScore) gave 1.000 to many short
+//   requests at once, which no threshold could tell apart. Matching nothing gives 0.
 // wink refuses to consolidate fewer than 3 documents: smaller catalogues are padded with empty documents (they add to
 // N in the idf, never appear in results).
 import { createRequire } from 'node:module';
 import type { ScoredSkill } from '../types.js';
+import { stem } from '../text/tokens.js';
 
 const require = createRequire(import.meta.url);
 
@@ -32,7 +35,14 @@ export interface Bm25Index {
 }
 
 export function prepTasks(): Task[] {
-  const nlp = require('wink-nlp-utils');
+  // The five functions one by one: wink-nlp-utils' index also loads wink-nlp and its English model (a quarter of a
+  // second), which none of these needs.
+  const part = (file: string) => require(`wink-nlp-utils/src/${file}.js`) as Task;
+  const nlp = {
+    string: { lowerCase: part('string-lower-case'), removeExtraSpaces: part('string-remove-extra-spaces'), tokenize0: part('string-tokenize0') },
+    // wink's tokens-stem maps Porter2 over the tokens; the same stemmer, memoised (stemming was a tenth of a run).
+    tokens: { removeWords: part('tokens-remove-words'), stem: ((tokens: string[]) => tokens.map(stem)) as Task },
+  };
   return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
 }
 
@@ -65,7 +75,7 @@ export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
       return names
         .map((name) => {
           const r = raw.get(name) ?? 0;
-          return { name, score: self > 0 && Number.isFinite(r) ? Math.min(1, Math.max(0, r / self)) : 0 };
+          return { name, score: self > 0 && Number.isFinite(r) ? Math.max(0, r / Math.sqrt(self)) : 0 };
         })
         .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },

@@ -75,7 +75,9 @@ export function thresholdText(run: SelectorRun): string {
   const th = run.threshold;
   if (!th) return '';
   const from = th.source === 'fixed' && th.calibrationFile ? ` from ${th.calibrationFile}` : '';
-  return `${th.value.toFixed(3)} (${th.source}${from})`;
+  const folds = th.source === 'cross-validated' && th.folds ? `, ${th.folds} folds` : '';
+  const what = run.fit ? 'probability ' : '';
+  return `${what}${th.value.toFixed(3)} (${th.source}${folds}${from})`;
 }
 
 /** Selector label with the ceiling marked in words, never by colour alone. */

@@ -280,6 +280,8 @@ async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: S
       ['best threshold on these requests (optimistic)', s?.bestThreshold !== null && s?.bestThreshold !== undefined ? `${score(s.bestThreshold)} (mean ${pct(s.bestMean)})` : '–'],
       ['top-1 recall', m.recall ? `${pct(m.recall.top1.rate)} (${m.recall.top1.k}/${m.recall.top1.n})` : '–'],
       ['top-3 recall', m.recall ? `${pct(m.recall.top3.rate)} (${m.recall.top3.k}/${m.recall.top3.n})` : '–'],
+      ['top-5 recall', m.recall?.top5 ? `${pct(m.recall.top5.rate)} (${m.recall.top5.k}/${m.recall.top5.n})` : '–'],
+      ['top-10 recall', m.recall?.top10 ? `${pct(m.recall.top10.rate)} (${m.recall.top10.k}/${m.recall.top10.n})` : '–'],
     ];
     const dist = scoreDistributionSpec(results, run);
     const sweep = sweepSpec(run, m);
@@ -289,7 +291,7 @@ async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: S
 </div>`);
   }
   return `<section id="scores"><h2>Scores and thresholds</h2>
-<p class="lede">Score-based selectors rank every skill, then load the top one when its score reaches the threshold. A threshold chosen on the requests it is scored on is optimistic; calibrate on other requests (<code>--calibrate</code>) for an honest figure.</p>
+<p class="lede">Score-based selectors rank every skill, then load the top one when its score reaches the threshold. A threshold chosen on the requests it is scored on is optimistic; cross-validate (<code>--cv K</code>, the default when there are enough requests) or calibrate on other requests (<code>--calibrate</code>) for an honest figure.</p>
 ${blocks.join('\n')}
 </section>`;
 }

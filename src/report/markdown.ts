@@ -4,6 +4,7 @@
 import type { ResultsFile, SelectorMetrics } from '../types.js';
 import { incompleteText } from '../completeness.js';
 import { setShape, undefinedRateLines } from './targets.js';
+import { languageFigures } from './languages.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
@@ -55,6 +56,7 @@ export function renderMarkdown(input: ReportInput): string {
   if (undefinedLines.length) out.push(...undefinedLines.map((l) => `- ${cell(l)}`), '');
 
   out.push(...targetSection(metrics));
+  out.push(...languageSection(results));
   if (input.baseline) out.push(...baselineSection(input));
   out.push(...armFlipSection(results));
   if (gate) {
@@ -66,6 +68,25 @@ export function renderMarkdown(input: ReportInput): string {
   }
   out.push(...failureSection(results, metrics));
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** What the offline models cannot read, and accuracy per language group when the requests are in several. */
+function languageSection(results: ResultsFile): string[] {
+  const warnings = results.languages?.warnings ?? [];
+  const groups = languageFigures(results);
+  if (!warnings.length && !groups.length) return [];
+  const out = ['#### Languages', ''];
+  out.push(...warnings.map((w) => `- ⚠️ ${cell(w)}`));
+  if (warnings.length) out.push('');
+  if (groups.length) {
+    const selectors = groups[0]!.metrics.map((m) => m.selector);
+    out.push(`| language | requests | ${selectors.map((s) => `${cell(s)} accuracy`).join(' | ')} |`, `|---|---:|${selectors.map(() => '---:|').join('')}`);
+    for (const g of groups) {
+      out.push(`| ${cell(g.group)} | ${g.requests} (${g.covered} covered) | ${g.metrics.map((m) => `${rateCell(m.accuracy)}${m.errors ? ` + ${m.errors} errors` : ''}`).join(' | ')} |`);
+    }
+    out.push('');
+  }
+  return out;
 }
 
 /** eval-quality: pass rate per mode (recomputed from the cases' verdicts), cost figures, and the failing cases. */

@@ -12,6 +12,7 @@ import { setShape, targetSection, undefinedRateLines, type SetShape } from './ta
 import { errorsText, explicitWithoutMentions, shortRate, summarize } from './summary.js';
 import { terminalTable, type Fit } from './table.js';
 import { displayWidth, truncate as fitText, wrap } from '../text.js';
+import { languageFigures } from './languages.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
 export interface TerminalReportOptions {
@@ -70,7 +71,9 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
     if (run?.threshold || m.separability) out.push('', scoreSection(m, run, ctx));
   }
   const withRecall = metrics.filter((m) => m.recall);
-  if (withRecall.length) out.push('', 'Recall of the gold skill in the ranking (covered requests)', recallTable(withRecall, ctx));
+  if (withRecall.length) out.push('', 'Recall@k of the gold skill in the ranking (covered requests; hybrid: its prefilter\'s)', recallTable(withRecall, ctx));
+  const languages = languageSection(results, ctx);
+  if (languages) out.push('', languages);
   for (const m of shown) {
     if (m.confusion.length) out.push('', confusionSection(m, ctx));
   }
@@ -181,17 +184,21 @@ function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], shape: S
 function thresholdLine(run: SelectorRun | undefined): string {
   const th = run?.threshold;
   if (!th) return 'no threshold applied (no scores to choose it on)';
+  const what = run?.fit ? `decision: a logistic model on ${run.fit.features.length} features of the ranking; loads the top skill at probability >= ${th.value.toFixed(3)}` : `threshold applied: ${th.value.toFixed(3)}`;
+  const thing = run?.fit ? 'decision' : 'threshold';
   const how =
     th.source === 'optimistic'
-      ? 'optimistic: chosen on the same requests it is scored on; pass --threshold or --calibrate FILE for an honest figure'
-      : th.source === 'calibrated'
-        ? th.inSample
-          ? `calibrated on ${th.calibrationFile ?? 'another request set'}, in-sample: ${th.inSample.shared} of its ${th.inSample.of} requests are also scored here, so the figure is optimistic on them`
-          : `calibrated on ${th.calibrationFile ?? 'another request set'}`
-        : th.source === 'fixed'
-          ? th.calibrationFile ? `fixed by --threshold baseline: the threshold ${th.calibrationFile} applied` : 'fixed by --threshold'
-          : 'default';
-  return `threshold applied: ${th.value.toFixed(3)} (${how})`;
+      ? `optimistic: chosen on the same requests it is scored on; pass --cv K, --calibrate FILE or --threshold for an honest figure`
+      : th.source === 'cross-validated'
+        ? `cross-validated in ${th.folds ?? '?'} folds: each request decided by the ${thing} fitted on the other folds; the value shown is fitted on every request, what --threshold baseline reuses`
+        : th.source === 'calibrated'
+          ? th.inSample
+            ? `calibrated on ${th.calibrationFile ?? 'another request set'}, in-sample: ${th.inSample.shared} of its ${th.inSample.of} requests are also scored here, so the figure is optimistic on them`
+            : `calibrated on ${th.calibrationFile ?? 'another request set'}`
+          : th.source === 'fixed'
+            ? th.calibrationFile ? `fixed by --threshold baseline: the ${thing} ${th.calibrationFile} applied` : 'fixed by --threshold'
+            : 'default';
+  return `${what} (${how})`;
 }
 
 function scoreSection(m: SelectorMetrics, run: SelectorRun | undefined, ctx: Ctx): string {
@@ -249,9 +256,28 @@ function nearest(points: SweepPoint[], value: number): number {
 }
 
 function recallTable(metrics: SelectorMetrics[], ctx: Ctx): string {
-  const t = table(['selector', 'top-1 k/n [95%\u00a0CI]', 'top-3 k/n [95%\u00a0CI]'], ctx, undefined, ['wrap', 'wrap', 'wrap'], [10, 11, 11]);
-  for (const m of metrics) t.push([m.selector, rateColumn(m.recall!.top1), rateColumn(m.recall!.top3)]);
+  const t = table(['selector', 'recall@1', 'recall@3', 'recall@5', 'recall@10'], ctx, ['left', 'right', 'right', 'right', 'right'], ['wrap', 'fixed', 'fixed', 'fixed', 'fixed']);
+  const cell = (r: Rate) => (r.rate === null ? '- 0/0' : `${pct(r.rate)} ${r.k}/${r.n}`);
+  for (const m of metrics) t.push([m.selector, cell(m.recall!.top1), cell(m.recall!.top3), cell(m.recall!.top5), cell(m.recall!.top10)]);
   return t.toString();
+}
+
+/** What the offline models cannot read (the run's warnings), and accuracy per language group when there are several. */
+function languageSection(results: ResultsFile, ctx: Ctx): string | null {
+  const warnings = results.languages?.warnings ?? [];
+  const groups = languageFigures(results);
+  if (!warnings.length && !groups.length) return null;
+  const lines = ['Languages (detected offline with ' + (results.languages?.detector ?? 'a language detector') + ')'];
+  for (const w of warnings) lines.push(para(`warning: ${w}`, ctx.width, 4, '  '));
+  if (groups.length) {
+    const selectors = groups[0]!.metrics.map((m) => m.selector);
+    const t = table(['language', 'requests', ...selectors.map((s) => `${s} accuracy`)], ctx, ['left', 'right', ...selectors.map(() => 'right' as const)]);
+    for (const g of groups) {
+      t.push([g.group, `${g.requests} (${g.covered} covered)`, ...g.metrics.map((m) => (m.accuracy.rate === null ? `- (${m.errors} errors)` : `${pct(m.accuracy.rate)} ${m.accuracy.k}/${m.accuracy.n}${m.errors ? ` +${m.errors} err` : ''}`))]);
+    }
+    lines.push(t.toString());
+  }
+  return lines.join('\n');
 }
 
 function confusionSection(m: SelectorMetrics, ctx: Ctx, max = 10): string {

@@ -1,6 +1,9 @@
-// The hybrid selector: the top k skills by similarity, then the model selector on a catalogue reduced to those k.
-// Its prompt is smaller than the full catalogue's, which the report shows beside the model selector's tokens. When
-// the gold skill is not in the top k the model cannot choose it: top-k recall is this selector's ceiling.
+// The hybrid selector: the top k skills of an offline ranking (--prefilter: fused by default, or similarity or
+// keyword), then the model selector on a catalogue reduced to those k. Its prompt is smaller than the full
+// catalogue's, which the report shows beside the model selector's tokens. When the gold skill is not in the top k
+// the model cannot choose it: the prefilter's recall@k is this selector's ceiling. A request the prefilter could not
+// rank (it could not read it, or found no candidate) is an error row: asking the model among no skills would be a
+// quiet "none".
 import type { CatalogueFormat, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
 import type { SelectorChatClient } from './index.js';
 import { decideWithModel } from './model.js';
@@ -10,6 +13,8 @@ export interface HybridOptions {
   format: CatalogueFormat;
   runs: number;
   lane?: Lane;
+  /** Where the ranking comes from (named in error rows). */
+  prefilter?: string;
 }
 
 /** The k best skills of a ranking, in catalogue order (so the reduced prompt does not leak the ranking order). */
@@ -22,13 +27,19 @@ export async function runHybridSelector(
   client: SelectorChatClient,
   skills: Skill[],
   requests: EvalRequest[],
-  rankings: ScoredSkill[][],
+  rankings: (ScoredSkill[] | { error: string })[],
   opts: HybridOptions,
 ): Promise<SelectorRun> {
   const jobs: Promise<Decision>[] = [];
   for (let run = 0; run < opts.runs; run++) {
     requests.forEach((r, i) => {
       const ranking = rankings[i]!;
+      if (!Array.isArray(ranking) || ranking.length === 0) {
+        const error = Array.isArray(ranking) ? `hybrid: the ${opts.prefilter ?? 'prefilter'} ranking has no candidate for this request` : `hybrid: ${ranking.error}`;
+        jobs.push(Promise.resolve({ requestId: r.id, run, chosen: null, error }));
+        if (opts.lane) opts.lane.done++;
+        return;
+      }
       const reduced = shortlist(skills, ranking, opts.k);
       jobs.push(
         decideWithModel(client, reduced, opts.format, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),

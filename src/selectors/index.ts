@@ -1,15 +1,18 @@
 // What the selectors share: names, which skills they choose among, how a ranking becomes decisions at a threshold,
 // and the shape of the chat client they call (structural, so selectors do not load the SDKs).
-import type { Decision, EvalRequest, ScoredSkill, SelectorRun, Skill, ThresholdInfo } from '../types.js';
+import type { Decision, EmbeddingInput, EmbeddingProvider, EmbeddingRole, EvalRequest, ScoredSkill, SelectorRun, Skill, ThresholdInfo } from '../types.js';
 import { chooseAt } from '../metrics.js';
 import type { ChatCaller } from '../client.js';
 
-export const SELECTOR_NAMES = ['model', 'similarity', 'hybrid', 'keyword', 'explicit'] as const;
+export const SELECTOR_NAMES = ['model', 'fused', 'similarity', 'hybrid', 'keyword', 'explicit'] as const;
 export type SelectorName = (typeof SELECTOR_NAMES)[number];
 /** Selectors that need a chat model. */
 export const CHAT_SELECTORS: SelectorName[] = ['model', 'hybrid'];
 /** Selectors that rank every skill, then load the top one at a threshold. */
-export const SCORE_SELECTORS: SelectorName[] = ['similarity', 'keyword'];
+export const SCORE_SELECTORS: SelectorName[] = ['fused', 'similarity', 'keyword'];
+/** Rankings hybrid can shortlist from (--prefilter). */
+export const PREFILTERS = ['fused', 'similarity', 'keyword'] as const;
+export type Prefilter = (typeof PREFILTERS)[number];
 
 /** The chat client the model-based selectors need (a type import: the SDKs are not loaded). */
 export type SelectorChatClient = ChatCaller;
@@ -70,4 +73,33 @@ export function scoreRun(selector: string, requests: EvalRequest[], rankings: Sc
 /** Sorts candidates best first (ties by name, so results are stable) and keeps the top `keep`. */
 export function rank(scores: ScoredSkill[], keep: number): ScoredSkill[] {
   return [...scores].sort((a, b) => b.score - a.score || a.name.localeCompare(b.name)).slice(0, keep);
+}
+
+/**
+ * An embedder that computes each (role, title, text) once per process: fused and similarity embed the same requests
+ * and descriptions, and the second asks for vectors the first already has.
+ */
+export function sharedEmbedder(inner: EmbeddingProvider): EmbeddingProvider {
+  const memo = new Map<string, Promise<number[]>>();
+  const key = (role: EmbeddingRole, x: EmbeddingInput) => JSON.stringify([role, x.title ?? null, x.text]);
+  return {
+    id: inner.id,
+    model: inner.model,
+    async embed(inputs, role) {
+      const seen = new Set<string>();
+      const missing = inputs.filter((x) => {
+        const k = key(role, x);
+        if (memo.has(k) || seen.has(k)) return false;
+        seen.add(k);
+        return true;
+      });
+      if (missing.length) {
+        const computed = inner.embed(missing, role);
+        missing.forEach((x, i) => memo.set(key(role, x), computed.then((v) => v[i]!)));
+        // A failed call is not remembered: the next caller tries again (and gets the provider's own error).
+        computed.catch(() => missing.forEach((x) => memo.delete(key(role, x))));
+      }
+      return Promise.all(inputs.map((x) => memo.get(key(role, x))!));
+    },
+  };
 }

@@ -1,11 +1,10 @@
-// One eval-trigger run: load the catalogue and requests, decide which selectors can run, run them (score selectors
-// ranked once, thresholds fixed, taken from a baseline, calibrated or chosen on the same requests), and assemble the
-// results file.
+// One eval-trigger run: load the catalogue and requests, detect their languages, decide which selectors can run, run
+// them (score selectors ranked once; thresholds fixed, taken from a baseline, calibrated, cross-validated or chosen on
+// the same requests: thresholds.ts), and assemble the results file.
 // The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
 import path from 'node:path';
-import { ProviderError, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { safeUrl } from '../secrets.js';
-import { chooseThreshold, scoredItem, topOf } from '../metrics.js';
 import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import type { ProviderOptions } from '../options.js';
 import type {
@@ -14,18 +13,18 @@ import type {
   Decision,
   EmbeddingProvider,
   EvalRequest,
-  Lane,
+  FittedDecision,
+  LanguageSummary,
   Progress,
   ResultsFile,
-  ScoredSkill,
   SelectorRun,
   Skill,
-  ThresholdInfo,
 } from '../types.js';
 import type { EvalInputs } from '../eval-inputs.js';
 import {
-  CHAT_SELECTORS, SCORE_RANGES, SELECTOR_NAMES, hasCandidates, keepTop, restrictRankings, scoreRun, type SelectorChatClient, type SelectorName,
+  CHAT_SELECTORS, SCORE_RANGES, SCORE_SELECTORS, SELECTOR_NAMES, keepTop, type Prefilter, type SelectorChatClient, type SelectorName,
 } from './index.js';
+import type { CvSetting, ScoreSelector, ThresholdPlan } from './thresholds.js';
 
 export interface EvalTriggerOptions extends ProviderOptions {
   skills?: string;
@@ -35,7 +34,7 @@ export interface EvalTriggerOptions extends ProviderOptions {
   /** Explicit --selectors (undefined: every selector that can run here). */
   selectors?: SelectorName[];
   k: number;
-  /** --threshold: one value for every score selector, or per selector. */
+  /** --threshold: one value for similarity and keyword, or per selector. */
   threshold?: Partial<Record<'similarity' | 'keyword' | '*', number>>;
   /**
    * --threshold baseline: the --baseline results file (as given, and read) whose score selectors' thresholds this run
@@ -43,6 +42,10 @@ export interface EvalTriggerOptions extends ProviderOptions {
    */
   thresholdBaseline?: { file: string; results: ResultsFile };
   calibrate?: string;
+  /** --cv K folds, or off; unset: 5 folds when the requests allow it. */
+  cv?: CvSetting;
+  /** Where hybrid's shortlist comes from (default fused). */
+  prefilter?: Prefilter;
   runs: number;
 }
 
@@ -103,11 +106,18 @@ export function parseSelectors(value: string): SelectorName[] {
   return [...new Set(names)] as SelectorName[];
 }
 
-/** `0.6` (every score selector) or `similarity=0.6,keyword=0.3`. (`baseline` is read by the command, with --baseline.) */
+/**
+ * `0.6` (similarity and keyword) or `similarity=0.6,keyword=0.3`. (`baseline` is read by the command, with --baseline.)
+ * fused decides with a fitted model, not a number: --threshold baseline reuses one.
+ */
 export function parseThreshold(value: string): NonNullable<EvalTriggerOptions['threshold']> {
   const out: NonNullable<EvalTriggerOptions['threshold']> = {};
   for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [key, num] = part.includes('=') ? part.split('=', 2) as [string, string] : ['*', part];
+    if (key === 'fused') {
+      throw new UserError(`--threshold: "${part}": fused decides with a fitted model, not a fixed number`,
+        'reuse a baseline\'s fused decision with --threshold baseline --baseline FILE, or fit it with --calibrate FILE or --cv K');
+    }
     const x = Number(num);
     if (!['*', 'similarity', 'keyword'].includes(key) || !Number.isFinite(x)) {
       throw new UserError(`--threshold: cannot read "${part}"`, 'give a number (every score selector), similarity=0.6,keyword=0.3, or baseline (with --baseline FILE)');
@@ -124,19 +134,23 @@ export interface RunContext {
   calibration?: EvalRequest[];
   /** Calibration requests also scored (same text): the calibrated threshold is then labelled in-sample. */
   calibrationShared?: number;
+  languages: LanguageSummary;
+  calibrationLanguages?: LanguageSummary['requests'];
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
   chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; cacheHits?: number; runStopped?: string | null } }>;
   /** `onLoad`: called before the embedding model is first loaded (a vector is not cached), so the wait can be named. */
   embedder: (onLoad?: () => void) => Promise<EmbeddingProvider>;
+  /** Where each score selector's threshold comes from (decided before any call). */
+  plans: Partial<Record<ScoreSelector, ThresholdPlan>>;
 }
 
-/** Runs the selectors: the model's calls start first and run while the offline selectors compute; hybrid once similarity is ready. */
+/** Runs the selectors: the model's calls start first and run while the offline selectors compute; hybrid once its prefilter is ready. */
 export async function runSelectors(ctx: RunContext, selectors: SelectorName[], opts: EvalTriggerOptions): Promise<SelectorRun[]> {
   const { skills, requests, progress } = ctx;
   const lanes = new Map(selectors.map((s) => {
     const chat = CHAT_SELECTORS.includes(s);
-    return [s, progress.lane(s, chat ? requests.length * opts.runs : requests.length, { offline: !chat })];
+    return [s as string, progress.lane(s, chat ? requests.length * opts.runs : requests.length, { offline: !chat })];
   }));
   const runs = new Map<SelectorName, SelectorRun>();
   const chat: Promise<void>[] = [];
@@ -156,75 +170,42 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
     runs.set('explicit', runExplicitSelector(skills, requests));
     lanes.get('explicit')!.done = requests.length;
   }
-  if (selectors.includes('keyword')) {
-    const { rankByKeyword } = await import('./keyword.js');
-    // Requests with their own candidates: every skill ranked, then cut to the candidates (see restrictRankings).
-    const rank = (rs: EvalRequest[], lane?: Lane) =>
-      hasCandidates(rs) ? restrictRankings(rankByKeyword(skills, rs, lane, skills.length), rs, keepTop) : rankByKeyword(skills, rs, lane);
-    const rankings = rank(requests, lanes.get('keyword'));
-    const threshold = thresholdFor('keyword', opts, rankings, ctx, () => rank(ctx.calibration!));
-    runs.set('keyword', scoreRun('keyword', requests, rankings, await threshold));
-  }
-  // similarity and hybrid share one ranking; a failed embedding provider makes both runs errors, not a crash.
-  let similarity: ScoredSkill[][] | undefined;
-  if (selectors.includes('similarity') || selectors.includes('hybrid')) {
-    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'), lanes.get('similarity') ?? lanes.get('hybrid'));
-    similarity = ranked.rankings;
-    for (const run of ranked.runs) runs.set(run.selector as SelectorName, run);
-  }
-  if (client && selectors.includes('hybrid') && similarity) {
+  const prefilter = selectors.includes('hybrid') ? (opts.prefilter ?? 'fused') : undefined;
+  const { runOfflineSelectors } = await import('./offline.js');
+  const offline = await runOfflineSelectors(
+    {
+      skills,
+      requests,
+      calibration: ctx.calibration,
+      languages: ctx.languages,
+      calibrationLanguages: ctx.calibrationLanguages,
+      // The silent wait named: loading the embedding model (a first run; later runs read cached vectors) and embedding.
+      embedder: () => ctx.embedder(() => {
+        const statusLane = lanes.get('fused') ?? lanes.get('similarity') ?? lanes.get('hybrid');
+        if (statusLane) statusLane.status = (opts.embeddings ?? 'use') === 'use' ? 'loading the offline model (first run only)' : `embedding with ${opts.embeddings}`;
+      }),
+      lanes,
+      plans: ctx.plans,
+      // hybrid shows the model the top k: keep at least k candidates even where a large catalogue keeps 10.
+      keep: Math.max(keepTop(skills.length), opts.k),
+      prefilter,
+    },
+    selectors,
+  );
+  for (const run of offline.runs) runs.set(run.selector as SelectorName, run);
+  if (client && prefilter) {
     const { runHybridSelector } = await import('./hybrid.js');
-    chat.push(
-      runHybridSelector(client, skills, requests, similarity, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
-    );
+    if (offline.prefilter) {
+      chat.push(
+        runHybridSelector(client, skills, requests, offline.prefilter, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid'), prefilter }).then((r) => void runs.set('hybrid', r)),
+      );
+    } else {
+      runs.set('hybrid', { selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, offline.prefilterError ?? `the ${prefilter} prefilter did not run`) });
+    }
   }
   await Promise.all(chat);
   // In the order asked for (or the default order).
   return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
-}
-
-/**
- * The similarity ranking of every request (kept deep enough for hybrid's k) and the similarity run. When the embedding
- * provider fails (after its retries), no ranking: the similarity and hybrid runs are then all error decisions.
- */
-async function rankSimilarity(
-  ctx: RunContext,
-  selectors: SelectorName[],
-  opts: EvalTriggerOptions,
-  lane: Lane | undefined,
-  statusLane: Lane | undefined,
-): Promise<{ rankings?: ScoredSkill[][]; runs: SelectorRun[] }> {
-  const { skills, requests } = ctx;
-  // The silent wait named: loading the embedding model (a first run; later runs read cached vectors) and embedding.
-  const offline = (opts.embeddings ?? 'use') === 'use';
-  const embedder = await ctx.embedder(() => {
-    if (statusLane) statusLane.status = offline ? 'loading the offline model (first run only)' : `embedding with ${opts.embeddings}`;
-  });
-  const source = { provider: embedder.id, model: embedder.model };
-  try {
-    const { createSimilarityRanker } = await import('./similarity.js');
-    const ranker = await createSimilarityRanker(embedder, skills);
-    if (statusLane?.status) statusLane.status = 'embedding the requests';
-    // hybrid shows the model the top k: keep at least k candidates even where a large catalogue keeps 10.
-    const keep = (count: number) => Math.max(keepTop(count), opts.k);
-    // Requests with their own candidates: every skill ranked, then cut to the candidates (see restrictRankings).
-    const rank = async (rs: EvalRequest[], l?: Lane) => {
-      const texts = rs.map((r) => r.text);
-      return hasCandidates(rs) ? restrictRankings(await ranker.rank(texts, { lane: l, keep: skills.length }), rs, keep) : ranker.rank(texts, { lane: l, keep: keep(skills.length) });
-    };
-    const rankings = await rank(requests, lane);
-    if (statusLane) statusLane.status = undefined;
-    if (!selectors.includes('similarity')) return { rankings, runs: [] };
-    const threshold = await thresholdFor('similarity', opts, rankings, ctx, () => rank(ctx.calibration!));
-    return { rankings, runs: [scoreRun('similarity', requests, rankings, threshold, source)] };
-  } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
-    const error = `embeddings: ${err.message}`;
-    const runs: SelectorRun[] = [];
-    if (selectors.includes('similarity')) runs.push({ selector: 'similarity', kind: 'score', ...source, decisions: errorDecisions(requests, 1, error) });
-    if (selectors.includes('hybrid')) runs.push({ selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, error) });
-    return { runs };
-  }
 }
 
 function errorDecisions(requests: EvalRequest[], runs: number, error: string): Decision[] {
@@ -234,43 +215,62 @@ function errorDecisions(requests: EvalRequest[], runs: number, error: string): D
 }
 
 /**
- * The threshold a score selector applies: --threshold (a value, or the baseline's), else chosen on --calibrate requests,
- * else on these (optimistic).
+ * Where each score selector's decision comes from: --threshold (a value, or the baseline's), the baseline's fitted
+ * fused decision, --calibrate requests, else --cv (by default 5 folds when the requests allow it, else optimistic).
  */
-async function thresholdFor(
-  selector: 'similarity' | 'keyword',
+async function thresholdPlans(
+  requests: EvalRequest[],
+  selectors: SelectorName[],
   opts: EvalTriggerOptions,
-  rankings: ScoredSkill[][],
-  ctx: Pick<RunContext, 'requests' | 'calibration' | 'calibrationShared'>,
-  rankCalibration: () => ScoredSkill[][] | Promise<ScoredSkill[][]>,
-): Promise<ThresholdInfo> {
-  const fixed = opts.threshold?.[selector] ?? opts.threshold?.['*'];
-  // Taken from the baseline: a fixed value, and the file it came from (calibrationFile: where the value was chosen).
-  if (fixed !== undefined) return opts.thresholdBaseline ? { value: fixed, source: 'fixed', calibrationFile: opts.thresholdBaseline.file } : { value: fixed, source: 'fixed' };
-  const { calibration } = ctx;
-  if (opts.calibrate && calibration) {
-    const value = chooseThreshold(calibrationItems(await rankCalibration(), calibration));
-    if (value === null) throw new UserError(`${opts.calibrate}: no request to choose a threshold on`, 'give a request file with covered and uncovered requests');
-    const info: ThresholdInfo = { value, source: 'calibrated', calibrationFile: opts.calibrate };
-    // Requests both chosen on and scored: the figure on them is optimistic, and the report says how many.
-    if (ctx.calibrationShared) info.inSample = { shared: ctx.calibrationShared, of: calibration.length };
-    return info;
+  baselineFit: FittedDecision | undefined,
+  calibrationShared?: number,
+  calibrationCount?: number,
+): Promise<Partial<Record<ScoreSelector, ThresholdPlan>>> {
+  const { foldPlan } = await import('./thresholds.js');
+  const plans: Partial<Record<ScoreSelector, ThresholdPlan>> = {};
+  let folds: ThresholdPlan | undefined;
+  // Calibration requests also scored here: the calibrated figure is optimistic on them, and says how many.
+  const inSample = calibrationShared ? { shared: calibrationShared, of: calibrationCount ?? 0 } : undefined;
+  for (const selector of ['fused', 'similarity', 'keyword'] as const) {
+    if (!selectors.includes(selector)) continue;
+    const fixed = selector === 'fused' ? undefined : (opts.threshold?.[selector] ?? opts.threshold?.['*']);
+    if (fixed !== undefined) plans[selector] = { kind: 'fixed', value: fixed, from: opts.thresholdBaseline?.file };
+    else if (selector === 'fused' && baselineFit) plans[selector] = { kind: 'baseline-fit', fit: baselineFit, from: opts.thresholdBaseline!.file };
+    else if (opts.calibrate) plans[selector] = { kind: 'calibrated', file: opts.calibrate, ...(inSample ? { inSample } : {}) };
+    else plans[selector] = folds ??= foldPlan(opts.cv, requests, opts.requests ?? 'requests.json');
   }
-  const value = chooseThreshold(calibrationItems(rankings, ctx.requests)) ?? 0;
-  return { value, source: 'optimistic' };
+  return plans;
 }
 
-/** --threshold baseline resolved: each score selector that runs gets the threshold its baseline run applied. */
-async function thresholdsFromBaseline(opts: EvalTriggerOptions, from: NonNullable<EvalTriggerOptions['thresholdBaseline']>, selectors: SelectorName[]) {
+/** --threshold baseline resolved: each score selector that runs gets the threshold (fused: the decision) its baseline run applied. */
+async function fromBaseline(opts: EvalTriggerOptions, from: NonNullable<EvalTriggerOptions['thresholdBaseline']>, selectors: SelectorName[]) {
   if (opts.calibrate) {
     throw new UserError('--threshold baseline and --calibrate both set the thresholds', 'keep one: the baseline\'s thresholds, or thresholds chosen on --calibrate requests');
   }
+  if (opts.cv !== undefined && opts.cv !== 'off') {
+    throw new UserError('--threshold baseline and --cv both set the thresholds', 'keep one: the baseline\'s thresholds, or thresholds fitted by cross-validation on these requests');
+  }
+  const scoring = selectors.filter((s) => SCORE_SELECTORS.includes(s));
+  if (!scoring.length) {
+    throw new UserError('--threshold baseline: no score selector (fused, similarity, keyword) runs, so there is no threshold to take from the baseline',
+      'add fused, similarity or keyword to --selectors, or leave out --threshold');
+  }
   const { baselineThresholds } = await import('../gate.js');
-  return baselineThresholds(from.results, from.file, selectors, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel });
-}
-
-function calibrationItems(rankings: ScoredSkill[][], requests: EvalRequest[]) {
-  return requests.map((r, i) => scoredItem(r, topOf(rankings[i])));
+  const { fusedFitFromBaseline } = await import('./thresholds.js');
+  const classic = scoring.filter((s) => s !== 'fused');
+  if (classic.includes('keyword')) {
+    const { KEYWORD_SCORING } = await import('./keyword.js');
+    const then = from.results.runs.find((r) => r.selector === 'keyword' && !r.ceiling);
+    if (then && then.threshold && then.model !== KEYWORD_SCORING) {
+      throw new UserError(
+        `${from.file}: --threshold baseline: the baseline's keyword scores were computed another way (written by an earlier skillbench, before keyword scores stopped saturating at 1): its threshold does not apply to these scores`,
+        'rerun the baseline with this skillbench, or pass --threshold keyword=X',
+      );
+    }
+  }
+  const threshold = classic.length ? baselineThresholds(from.results, from.file, classic, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel }) : {};
+  const fit = scoring.includes('fused') ? fusedFitFromBaseline(from.results, from.file, { provider: opts.embeddings ?? 'use', model: opts.embeddingModel }) : undefined;
+  return { threshold, fit };
 }
 
 export interface EvalTriggerDeps {
@@ -292,6 +292,20 @@ export interface EvalTriggerOutcome {
   cacheHits: number;
 }
 
+/**
+ * Language and script of every request, --calibrate request and description; one warning line per thing the offline
+ * models cannot read (printed and kept in the results file).
+ */
+async function describeLanguages(inputs: EvalInputs, selectors: SelectorName[], opts: EvalTriggerOptions, deps: EvalTriggerDeps) {
+  const { detectLanguages, languageWarnings } = await import('../language.js');
+  const languages = await detectLanguages(inputs.requests, inputs.skills);
+  const calibrationLanguages = inputs.calibration ? (await detectLanguages(inputs.calibration, [])).requests : undefined;
+  const warnings = languageWarnings(languages, { selectors, embeddings: opts.embeddings ?? 'use' });
+  for (const w of warnings) deps.notice(`skillbench: warning: ${w}`);
+  if (warnings.length) languages.warnings = warnings;
+  return { languages, calibrationLanguages };
+}
+
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
   const { loadEvalInputs } = await import('../eval-inputs.js');
@@ -306,16 +320,28 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   if (opts.runs > 1 && !availability.run.some((s) => CHAT_SELECTORS.includes(s))) {
     deps.notice(`skillbench: --runs ${opts.runs} repeats model and hybrid requests only; ${availability.run.join(', ')} decide the same every time, so each runs once`);
   }
-  if (opts.calibrate && !availability.run.some((s) => s === 'similarity' || s === 'keyword')) {
-    throw new UserError('--calibrate: no score selector (similarity, keyword) runs, so there is no threshold to calibrate', 'add similarity or keyword to --selectors');
+  if (opts.calibrate && !availability.run.some((s) => SCORE_SELECTORS.includes(s))) {
+    throw new UserError('--calibrate: no score selector (fused, similarity, keyword) runs, so there is no threshold to calibrate', 'add fused, similarity or keyword to --selectors');
+  }
+  if (opts.calibrate && opts.cv !== undefined && opts.cv !== 'off') {
+    throw new UserError('--calibrate and --cv both choose the thresholds', 'keep one: fitted on --calibrate requests, or cross-validated on --requests');
   }
   // Before any call: a baseline that cannot give every score selector its threshold fails here, nothing paid for.
-  if (opts.thresholdBaseline) opts = { ...opts, threshold: await thresholdsFromBaseline(opts, opts.thresholdBaseline, availability.run) };
+  let baselineFit: FittedDecision | undefined;
+  if (opts.thresholdBaseline) {
+    const resolved = await fromBaseline(opts, opts.thresholdBaseline, availability.run);
+    opts = { ...opts, threshold: resolved.threshold };
+    baselineFit = resolved.fit;
+  }
+  const plans = await thresholdPlans(inputs.requests, availability.run, opts, baselineFit, inputs.calibrationShared, inputs.calibration?.length);
+  const languages = await describeLanguages(inputs, availability.run, opts, deps);
 
   const client = await import('../client.js');
   let chat: Awaited<ReturnType<typeof client.createChatClient>> | undefined;
   const ctx: RunContext = {
     ...inputs,
+    ...languages,
+    plans,
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
@@ -335,6 +361,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
       runs,
       completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
+      languages: ctx.languages,
     },
     clientSummary: chat?.summary(),
     cacheMisses: chat?.stats?.().cacheMisses ?? 0,
@@ -357,8 +384,12 @@ async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: 
   }
   const client = await import('../client.js');
   const chat = await client.createChatClient(opts);
+  // hybrid's shortlists still come from its offline prefilter, which reads the requests' languages.
+  const languages = await describeLanguages(inputs, chatSelectors, opts, { ...deps, notice: () => undefined });
   const ctx: RunContext = {
     ...inputs,
+    ...languages,
+    plans: {},
     progress: deps.progress,
     chatClient: async () => chat,
     embedder: async (onLoad) => client.createEmbedder({ ...opts, cacheOnly: false }, { onEmbeddingLoad: onLoad }),
@@ -396,6 +427,8 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
       threshold: opts.threshold,
       thresholdFrom: opts.thresholdBaseline?.file,
       calibrate: opts.calibrate,
+      cv: opts.cv,
+      prefilter: availability.run.includes('hybrid') ? (opts.prefilter ?? 'fused') : undefined,
       runs: opts.runs,
       provider: opts.provider,
       model: opts.model,

@@ -9,7 +9,7 @@ import type { ChatClient } from '../client.js';
 import { MalformedAnswer } from './llm.js';
 import { renderArms, renderRanking, renderSuggestion } from './render.js';
 import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings } from './suggester.js';
-import { createSimilarityRanker, type Ranker } from './wide.js';
+import { createFusedRanker, createSimilarityRanker, type Ranker } from './wide.js';
 
 export interface SuggestCliOptions extends ProviderOptions, SuggestSettings {
   skills: string;
@@ -65,34 +65,41 @@ async function loadSkills(path: string): Promise<{ catalogue: Catalogue; skills:
   return { catalogue, skills };
 }
 
-/** The embedding ranker over the catalogue; a provider failure or a --cache-only miss is the user's to fix. */
-async function similarityRanker(opts: SuggestCliOptions, skills: Skill[]): Promise<Ranker> {
+/** The offline ranker of `--wide fused|similarity`; a provider failure or a --cache-only miss is the user's to fix. */
+async function offlineRanker(opts: SuggestCliOptions, skills: Skill[], mode: 'fused' | 'similarity'): Promise<Ranker> {
   const { createEmbedder } = await import('../client.js');
   try {
     // A person at a terminal is told what the silent wait is (stderr: stdout stays the answer or its JSON).
     const onEmbeddingLoad = process.stderr.isTTY
       ? () => console.error(opts.embeddings === undefined || opts.embeddings === 'use' ? 'skillbench: loading the offline model (first run only)' : `skillbench: embedding the catalogue with ${opts.embeddings}`)
       : undefined;
-    const ranker = await createSimilarityRanker(await createEmbedder(opts, { onEmbeddingLoad }), skills);
+    const embedder = await createEmbedder(opts, { onEmbeddingLoad });
+    const ranker = mode === 'fused' ? await createFusedRanker(embedder, skills) : await createSimilarityRanker(embedder, skills);
     return async (text) => {
       try {
         return await ranker(text);
       } catch (err) {
-        throw embeddingError(err);
+        throw embeddingError(err, mode);
       }
     };
   } catch (err) {
-    throw embeddingError(err);
+    throw embeddingError(err, mode);
   }
 }
 
-function embeddingError(err: unknown): unknown {
+function embeddingError(err: unknown, mode: string): unknown {
   if (!(err instanceof ProviderError)) return err;
+  if (err.name === 'UnreadableText') return new UserError(`--wide ${mode}: ${err.message}`, 'use --wide model, or --embeddings gemini or openai, which read other languages');
   const fix =
     err.name === 'CacheMissError'
       ? 'run once without --cache-only to embed the catalogue, or use --embeddings use (offline)'
       : 'check the key and --embedding-model, or use --embeddings use (offline)';
-  return new UserError(`--wide similarity: the embeddings failed: ${err.message}`, fix);
+  return new UserError(`--wide ${mode}: the embeddings failed: ${err.message}`, fix);
+}
+
+/** The ranker of an offline wide mode, or undefined for --wide model. */
+function rankerFor(opts: SuggestCliOptions, skills: Skill[], settings: SuggestSettings): Promise<Ranker> | undefined {
+  return settings.wide === 'model' ? undefined : offlineRanker(opts, skills, settings.wide);
 }
 
 /** Failures of a suggestion in the single-request command: the user's to fix (key, model, cache), never a stack. */
@@ -133,16 +140,17 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     throw new UserError('no request given', 'skillbench suggest "what the user asked", or skillbench suggest --eval --requests FILE');
   }
   const settings = settingsFrom(opts);
-  if (opts.rankOnly && settings.wide !== 'similarity') {
-    throw new UserError('--rank-only ranks offline, which needs --wide similarity', 'add --wide similarity, or drop --rank-only');
+  if (opts.rankOnly && settings.wide === 'model') {
+    throw new UserError('--rank-only ranks offline, which needs --wide fused or --wide similarity', 'add --wide fused, or drop --rank-only');
   }
   const { skills } = await loadSkills(opts.skills);
   let preRanked: ScoredSkill[] | undefined;
-  if (settings.wide === 'similarity') {
-    preRanked = await (await similarityRanker(opts, skills))(request);
+  const ranker = rankerFor(opts, skills, settings);
+  if (ranker) {
+    preRanked = await (await ranker)(request);
     if (opts.rankOnly) {
       await emit(opts, out, { request, ranking: preRanked.slice(0, Math.max(10, settings.shortlist)) }, () =>
-        renderRanking(preRanked!, Math.max(10, settings.shortlist), `ranking by similarity (${opts.embeddings}), ${skills.length} skills:`),
+        renderRanking(preRanked!, Math.max(10, settings.shortlist), `ranking by ${settings.wide} (${opts.embeddings}), ${skills.length} skills:`),
       );
       return;
     }
@@ -160,10 +168,10 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     // The offline part is done: show it, then say what the model steps need.
     const top = settings.shortlist;
     await emit(opts, out, { request, ranking: preRanked.slice(0, Math.max(10, top)), complete: false }, () =>
-      renderRanking(preRanked!, Math.max(10, top), `offline shortlist (similarity, ${opts.embeddings}) of ${skills.length} skills; the first ${top} go to the narrow stage:`),
+      renderRanking(preRanked!, Math.max(10, top), `offline shortlist (${settings.wide}, ${opts.embeddings}) of ${skills.length} skills; the first ${top} go to the narrow stage:`),
     );
     throw new UserError(
-      `--wide similarity ranked the catalogue offline (above); the gate and the narrow stage need a model (${err.message})`,
+      `--wide ${settings.wide} ranked the catalogue offline (above); the gate and the narrow stage need a model (${err.message})`,
       NEEDS_MODEL_FIX,
     );
   }
@@ -247,7 +255,7 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const dry = dryRunProvider(opts, Boolean(availableChatProvider()));
   const agent = await createChatClient(dry.opts);
   const suggester = opts.suggesterModel ? await createChatClient({ ...dry.opts, model: opts.suggesterModel }) : agent;
-  const ranker = settings.wide === 'similarity' ? await similarityRanker(opts, skills) : undefined;
+  const ranker = await rankerFor(opts, skills, settings);
   const { createProgress } = await import('../progress.js');
   const progress = createProgress({
     live: Boolean(process.stderr.isTTY) && opts.progress,
@@ -270,7 +278,7 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
       extraSettings: {
         skills: opts.skills,
         requestsFile: opts.requests,
-        embeddings: settings.wide === 'similarity' ? opts.embeddings : undefined,
+        embeddings: settings.wide !== 'model' ? opts.embeddings : undefined,
         cacheOnly: Boolean(opts.cacheOnly),
       },
     });

@@ -7,7 +7,8 @@ import type { SuggestChat, SuggesterCall } from './llm.js';
 import { chooseWinner, narrowStage } from './narrow.js';
 import { askGate, wideWithModel, type GateAnswers, type Ranker } from './wide.js';
 
-export type WideMode = 'model' | 'similarity';
+/** model: one structured call; fused and similarity: an offline ranking (the model answers only the gate). */
+export type WideMode = 'model' | 'fused' | 'similarity';
 
 export interface SuggestSettings {
   wide: WideMode;
@@ -62,7 +63,7 @@ export interface SuggesterContext {
   chat: SuggestChat;
   skills: Skill[];
   settings: SuggestSettings;
-  /** Required for `--wide similarity`. */
+  /** Required for the offline wide modes (`--wide fused`, `--wide similarity`). */
   ranker?: Ranker;
   lane?: Lane;
 }
@@ -103,8 +104,8 @@ async function run(text: string, ctx: SuggesterContext, calls: SuggesterCall[], 
   const eligible = selectableSkills(skills);
   let ranking: ScoredSkill[];
   let gate: GateAnswers;
-  if (settings.wide === 'similarity') {
-    if (!preRanked && !ctx.ranker) throw new Error('similarity mode needs a ranker');
+  if (settings.wide !== 'model') {
+    if (!preRanked && !ctx.ranker) throw new Error(`${settings.wide} mode needs a ranker`);
     ranking = preRanked ?? (await ctx.ranker!(text));
     const allowed = new Set(eligible.map((s) => s.name));
     ranking = ranking.filter((r) => allowed.has(r.name));

@@ -1,6 +1,7 @@
 // Stage 1, wide: rank every skill of the catalogue for a request, and decide whether the request needs a skill at
 // all. The decision asks about action, not topic: three questions answered 0..1, their mean against a threshold.
 import type { EmbeddingProvider, JsonSchema, Lane, ScoredSkill, Skill } from '../types.js';
+import { ProviderError } from '../errors.js';
 import { cosine, createSimilarityRanker as createSelectorRanker } from '../selectors/similarity.js';
 import { askJson, MalformedAnswer, unitNumber, type SuggestChat, type SuggesterCall, type SuggesterStage } from './llm.js';
 
@@ -259,6 +260,27 @@ export type Ranker = (text: string) => Promise<ScoredSkill[]>;
 export async function createSimilarityRanker(embedder: EmbeddingProvider, skills: Skill[]): Promise<Ranker> {
   const ranker = await createSelectorRanker(embedder, skills);
   return async (text) => (await ranker.rank([text], { keep: skills.length }))[0]!;
+}
+
+/**
+ * `--wide fused`: the fused selector's ranking (words, character n-grams and embeddings together; see
+ * selectors/fused.ts), one request at a time. A request no signal can read (a script neither the descriptions nor
+ * the embedding model has) is a ProviderError: an error row in `suggest --eval`, never an empty shortlist.
+ */
+export async function createFusedRanker(embedder: EmbeddingProvider, skills: Skill[]): Promise<Ranker> {
+  const [{ detectLanguages }, fused] = await Promise.all([import('../language.js'), import('../selectors/fused.js')]);
+  const { skills: skillLanguages } = await detectLanguages([], skills);
+  const ranker = await fused.createFusedRanker(embedder, skills, { skillLanguages });
+  return async (text) => {
+    const language = (await detectLanguages([{ id: 'request', text, gold: null }], [])).requests.request;
+    const [item] = await ranker.rank([text], { keep: skills.length, languages: [language] });
+    if (item!.unreadable) {
+      const err = new ProviderError(item!.unreadable);
+      err.name = 'UnreadableText';
+      throw err;
+    }
+    return item!.ranking;
+  };
 }
 
 /** The similarity selector's cosine (one definition for both). */
