@@ -59,9 +59,9 @@ describe('--cv', () => {
       if (d.confidence === undefined) continue;
       expect(d.chosen !== null).toBe(d.confidence >= (d.detail!.threshold as number));
     }
-    expect(r.stdout).toMatch(/fused: decision: a logistic model on 10 features of the ranking; loads the top skill at probability >= \d\.\d{3} \(cross-validated in 2 folds/);
-    expect(r.stdout).toMatch(/keyword: threshold applied: \d+\.\d{3} \(cross-validated in 2 folds: each request decided by the threshold fitted on the other folds/);
-    expect(r.stdout).toMatch(/│ selector\s+│\s+recall@1 │\s+recall@3 │\s+recall@5 │\s+recall@10 │/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/fused: decision: a logistic model on 10 features of the ranking; loads the top skill at probability >= \d\.\d{3} \(cross-validated in 2 folds/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/keyword: threshold applied: \d+\.\d{3} \(cross-validated in 2 folds: each request decided by the threshold fitted on the other folds/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/│ selector\s+│\s+recall@1 │\s+recall@3 │\s+recall@5 │\s+recall@10 │/);
   });
 
   it('is the default when every one of 5 folds can hold a covered and an uncovered request, and off with --cv off', async () => {
@@ -103,7 +103,7 @@ describe('--threshold baseline with fused', () => {
     const run = (await readResults(file('pr.json'))).runs.find((x) => x.selector === 'fused')!;
     expect(run.fit).toEqual(baseline.fit);
     expect(run.threshold).toEqual({ value: baseline.fit!.threshold, source: 'fixed', calibrationFile: file('main.json') });
-    expect(pr.stdout).toContain(`fused: decision: a logistic model on 10 features of the ranking; loads the top skill at probability >= ${baseline.fit!.threshold.toFixed(3)} (fixed by --threshold baseline: the decision ${file('main.json')} applied)`);
+    expect(pr.stdout.replace(/\s+/g, ' ')).toContain(`fused: decision: a logistic model on 10 features of the ranking; loads the top skill at probability >= ${baseline.fit!.threshold.toFixed(3)} (fixed by --threshold baseline: the decision ${file('main.json')} applied)`);
     // Applied: the same requests get the same probability under the same fit.
     for (const d of run.decisions) {
       const then = baseline.decisions.find((b) => b.requestId === d.requestId)!;

@@ -374,7 +374,7 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(server.hits.openai).toBe(before);
     expect(r.out).toMatch(/^dry run, nothing called \(openai\/wire-dry\): 34 requests, 34 calls to make and 0 \(0%\) answered from the cache; ~[\d,]+ input \+ ~[\d,]+ output tokens/);
     expect(r.out).toContain('estimated: model, hybrid');
-    expect(r.out).toContain('not run: similarity, keyword, explicit (no model call, nothing to estimate)');
+    expect(r.out).toContain('not run: fused, similarity, keyword, explicit (no model call, nothing to estimate)');
     expect(r.out).not.toMatch(/wrong load|│/);
     // The progress says what was estimated: no "done", no errors, tokens or dollars; the offline selectors did not run.
     const lanes = r.err.split('\n').filter((l) => l.startsWith('['));
@@ -391,7 +391,7 @@ describe('model, hybrid and explicit through the wire server', () => {
     const r = await cli(...base(), '--dry-run', '--json', file('dry.json'));
     expect(r.code).toBe(0);
     expect(r.out).toBe(
-      'dry run, nothing called: similarity, keyword, explicit call no model; the run would score 17 requests offline, with no call and no cost.\n' +
+      'dry run, nothing called: fused, similarity, keyword, explicit call no model; the run would score 17 requests offline, with no call and no cost.\n' +
         '  model and hybrid would be skipped (no model API key found); to estimate them: --dry-run --provider gemini|anthropic|openai (no key needed for a dry run)\n',
     );
     expect(r.err).not.toMatch(/\[similarity\]|\[keyword\]/);

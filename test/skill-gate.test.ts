@@ -131,18 +131,18 @@ describe('A/A simulation', () => {
   });
 
   it('keeps false alarms at or under 5% for a noisy selector on the bundled catalogue, and still catches the dead skill', async () => {
-    // The setting of docs/eval-trigger.md: keyword scores through a softmax at T = 0.01 (about 1 request in 6 changes
+    // The setting of docs/eval-trigger.md: keyword scores through a softmax at T = 0.05 (about 1 request in 6 changes
     // outcome between two runs). Fewer trials than the bench: the figure's interval is wider, the claim the same.
     const catalogue = await loadCatalogue(path.join(root, 'skills'));
     const rs = await loadRequests(path.join(root, 'requests.json'));
     const rankings = rankByKeyword(catalogue.skills, rs).map((r) => r ?? []);
     const threshold = chooseThreshold(rs.map((r, i) => scoredItem(r, topOf(rankings[i]))))!;
-    const base = rankings.map((r) => softmaxChoices(r, threshold, 0.01));
+    const base = rankings.map((r) => softmaxChoices(r, threshold, 0.05));
     expect(noiseLevel(rs, base, 1).discordance).toBeGreaterThan(0.1);
     const aa = simulateGate({ requests: rs, baseline: base, runs: 1, trials: 600, seed: 1 });
     expect(aa.any.rate!).toBeLessThanOrEqual(0.05);
     const dead = catalogue.skills.map((s) => (s.name === 'leave-balance-calculator' ? { ...s, description: 'Internal helper. Use when asked.' } : s));
-    const current = rankByKeyword(dead, rs).map((r) => softmaxChoices(r ?? [], threshold, 0.01));
+    const current = rankByKeyword(dead, rs).map((r) => softmaxChoices(r ?? [], threshold, 0.05));
     const power = simulateGate({ requests: rs, baseline: base, current, runs: 1, trials: 300, seed: 2 });
     expect(power.perSkill.rate!).toBeGreaterThan(0.5);
     expect(Object.keys(power.skillFailures)).toContain('leave-balance-calculator');

@@ -71,7 +71,7 @@ export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetr
     if (run?.threshold || m.separability) out.push('', scoreSection(m, run, ctx));
   }
   const withRecall = metrics.filter((m) => m.recall);
-  if (withRecall.length) out.push('', 'Recall@k of the gold skill in the ranking (covered requests; hybrid: its prefilter\'s)', recallTable(withRecall, ctx));
+  if (withRecall.length) out.push('', para('Recall@k of the gold skill in the ranking (covered requests; hybrid: its prefilter\'s)', ctx.width, 2), recallTable(withRecall, ctx));
   const languages = languageSection(results, ctx);
   if (languages) out.push('', languages);
   for (const m of shown) {

@@ -20,7 +20,7 @@ export type SelectorChatClient = ChatCaller;
 /** The score range of each score selector: a --threshold outside it would load everything or nothing. */
 export const SCORE_RANGES: Record<'similarity' | 'keyword', { min: number; max: number; what: string }> = {
   similarity: { min: -1, max: 1, what: 'cosine similarities' },
-  keyword: { min: 0, max: 1, what: 'BM25 scores normalised to 0..1' },
+  keyword: { min: 0, max: Number.POSITIVE_INFINITY, what: 'BM25 scores over the request\'s own weight (0 and up)' },
 };
 
 /** The skills one request chooses among: its `candidates` when it has them (in catalogue order), else every skill. */

@@ -88,8 +88,8 @@ export function checkThresholdRange(threshold: EvalTriggerOptions['threshold'], 
     if (value === undefined || (own === undefined && !selectors.includes(selector))) continue;
     if (value < range.min || value > range.max) {
       throw new UserError(
-        `--threshold ${own === undefined ? value : `${selector}=${value}`}: outside the score range of ${selector} (${range.what}, ${range.min} to ${range.max}): it would ${value > range.max ? 'never load a skill' : 'load the top skill on every request'}`,
-        `give ${selector} a threshold between ${range.min} and ${range.max}${own === undefined ? ', or one per selector (similarity=0.5,keyword=0.3)' : ''}`,
+        `--threshold ${own === undefined ? value : `${selector}=${value}`}: outside the score range of ${selector} (${range.what}, ${range.min} to ${range.max === Number.POSITIVE_INFINITY ? 'Infinity' : range.max}): it would ${value > range.max ? 'never load a skill' : 'load the top skill on every request'}`,
+        `give ${selector} a threshold ${range.max === Number.POSITIVE_INFINITY ? `of ${range.min} or more` : `between ${range.min} and ${range.max}`}${own === undefined ? ', or one per selector (similarity=0.5,keyword=0.3)' : ''}`,
       );
     }
   }
