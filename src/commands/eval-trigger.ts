@@ -1,15 +1,15 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addHostOptions, addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
-interface Options extends ProviderOptions, OutputOptions {
+interface Options extends ProviderOptions, OutputOptions, HostCliOptions {
   skills?: string;
   requests?: string;
   skill?: string;
-  format: CatalogueFormat;
+  format?: CatalogueFormat;
   selectors?: string;
   k: number;
   threshold?: string;
@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
     .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
     .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
-    .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (name: description, the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
     .option('--threshold <x>', 'score selectors: load the top skill at score >= x; one number, similarity=0.6,keyword=0.3, or baseline: the thresholds the --baseline file applied (default: chosen on the same requests, reported as optimistic)')
@@ -42,6 +42,7 @@ export function register(program: Command): void {
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
     .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+  addHostOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
@@ -50,7 +51,8 @@ export function register(program: Command): void {
       '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
-        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
+        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
+        '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000',
     )
     .action(async (opts: Options) => {
       await run(opts, program.version() ?? '0.0.0');
@@ -122,6 +124,8 @@ async function run(opts: Options, version: string): Promise<void> {
   }
 
   process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  const { renderHostReport } = await import('../hosts/notes.js');
+  process.stdout.write(renderHostReport(results, computeMetrics));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) {

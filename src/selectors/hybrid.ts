@@ -1,13 +1,16 @@
-// The hybrid selector: the top k skills by similarity, then the model selector on a catalogue reduced to those k.
+// The hybrid selector: the top k skills by similarity, then the model selector on a catalogue reduced to those k
+// (in the host's prompt).
 // Its prompt is smaller than the full catalogue's, which the report shows beside the model selector's tokens. When
 // the gold skill is not in the top k the model cannot choose it: top-k recall is this selector's ceiling.
-import type { CatalogueFormat, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
+import type { Host } from '../hosts/profile.js';
+import { hostFrame } from '../hosts/request.js';
+import type { Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
 import type { SelectorChatClient } from './index.js';
 import { decideWithModel } from './model.js';
 
 export interface HybridOptions {
   k: number;
-  format: CatalogueFormat;
+  host: Host;
   runs: number;
   lane?: Lane;
 }
@@ -30,8 +33,9 @@ export async function runHybridSelector(
     requests.forEach((r, i) => {
       const ranking = rankings[i]!;
       const reduced = shortlist(skills, ranking, opts.k);
+      // The host's prompt on the shortlist only; any skill of the catalogue the model names is still read as a load.
       jobs.push(
-        decideWithModel(client, reduced, opts.format, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
+        decideWithModel(client, hostFrame(opts.host, reduced), skills, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
       );
     });
   }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ProviderError, UserError } from '../errors.js';
 import { chooseThreshold, topOf } from '../metrics.js';
-import type { ProviderOptions } from '../options.js';
+import type { Host } from '../hosts/profile.js';
+import type { HostCliOptions, ProviderOptions } from '../options.js';
 import type {
   Catalogue,
   CatalogueFormat,
@@ -23,11 +24,12 @@ import type {
 } from '../types.js';
 import { CHAT_SELECTORS, SELECTOR_NAMES, keepTop, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
 
-export interface EvalTriggerOptions extends ProviderOptions {
+export interface EvalTriggerOptions extends ProviderOptions, HostCliOptions {
   skills?: string;
   requests?: string;
   skill?: string;
-  format: CatalogueFormat;
+  /** --format: the generic host's listing preset (default: its lean `lines`). */
+  format?: CatalogueFormat;
   /** Explicit --selectors (undefined: every selector that can run here). */
   selectors?: SelectorName[];
   k: number;
@@ -116,6 +118,8 @@ export function checkGolds(requests: EvalRequest[], skills: Skill[], file: strin
 }
 
 export interface RunContext {
+  /** The host whose prompt the chat selectors reproduce. */
+  host: Host;
   catalogue: Catalogue;
   skills: Skill[];
   requests: EvalRequest[];
@@ -138,7 +142,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   const client = needsChat ? await ctx.chatClient() : undefined;
   if (client && selectors.includes('model')) {
     const { runModelSelector } = await import('./model.js');
-    const model = runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
+    const model = runModelSelector(client, skills, requests, { host: ctx.host, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
     model.catch(() => undefined); // awaited below; if an offline step throws first, this must not be an unhandled rejection
     chat.push(model);
   }
@@ -164,7 +168,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   if (client && selectors.includes('hybrid') && similarity) {
     const { runHybridSelector } = await import('./hybrid.js');
     chat.push(
-      runHybridSelector(client, skills, requests, similarity, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
+      runHybridSelector(client, skills, requests, similarity, { k: opts.k, host: ctx.host, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
     );
   }
   await Promise.all(chat);
@@ -294,7 +298,14 @@ async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
 
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  // The host first: a bad --host file or --system-prompt fails before anything is loaded or paid for.
+  const { resolveHost } = await import('../hosts/profile.js');
+  const host = await resolveHost(opts);
   const inputs = await loadInputs(opts);
+  const [{ hostFrame }, { hostSummary, hostNotes }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
+  const summary = hostSummary(host, hostFrame(host, inputs.skills).listing);
+  const notes = hostNotes(summary);
+  if (notes) deps.notice(notes);
   const { availableChatProvider } = await import('../client.js');
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
@@ -313,6 +324,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   let chat: Awaited<ReturnType<typeof client.createChatClient>> | undefined;
   const ctx: RunContext = {
     ...inputs,
+    host,
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
@@ -327,9 +339,10 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const { auditCatalogue } = await import('../audit.js');
   return {
     results: {
-      ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
+      ...resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion),
       runs,
-      tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
+      tokenAudit: auditCatalogue(inputs.catalogue, host),
+      host: summary,
     },
     clientSummary: chat?.summary(),
     cacheMisses: chat?.stats?.().cacheMisses ?? 0,
@@ -338,7 +351,8 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
 }
 
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
-function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
+function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, host: Host, version: string): Omit<ResultsFile, 'runs'> {
+  const format = host.catalogue.listing.format;
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
@@ -350,7 +364,11 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
       skills: relative(inputs.skillsPath),
       requests: path.relative(process.cwd(), inputs.requestsPath),
       skill: opts.skill,
-      format: opts.format,
+      host: host.name,
+      hostOrigin: host.origin,
+      systemPrompt: host.systemFrom,
+      listingBudget: opts.listingBudget,
+      format: format ?? 'template',
       selectors: availability.run,
       skipped: availability.skipped,
       k: opts.k,
@@ -368,7 +386,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
     },
     catalogue: {
       source: relative(inputs.catalogue.source),
-      format: opts.format,
+      ...(format ? { format } : {}),
       skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
     },
     requests: inputs.requests,
