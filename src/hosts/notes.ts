@@ -5,6 +5,7 @@ import { skillFieldLine } from '../catalogue.js';
 import type { EvalRequest, HostSummary, ListingSummary, Problem, ResultsFile, SelectorMetrics, SelectorRun, Skill } from '../types.js';
 import { withStatus, type Listing } from './listing.js';
 import type { Host } from './profile.js';
+import { hostFrame } from './request.js';
 
 export function listingSummary(host: Host, listing: Listing): ListingSummary {
   const budget = listing.budget;
@@ -67,7 +68,7 @@ export function listingNotes(hostName: string, s: ListingSummary): string[] {
 
 function overflowSentence(s: ListingSummary): string {
   const parts: string[] = [];
-  if (s.shortened.length) parts.push(`${plural(s.shortened.length, 'description')} shortened`);
+  if (s.shortened.length) parts.push(`${plural(s.shortened.length, 'description')} shortened to ${n(s.budget?.shortenedTo ?? 0)} characters`);
   if (s.namesOnly.length) parts.push(`${plural(s.namesOnly.length, 'skill')} listed by name only`);
   if (s.dropped.length) parts.push(`${plural(s.dropped.length, 'skill')} dropped`);
   return parts.length ? `${parts.join(', ')}.` : 'nothing could be removed.';
@@ -99,6 +100,11 @@ export function visibilityNotes(requests: EvalRequest[], s: ListingSummary): str
   if (v.nameOnly.length) out.push(`gold skill listed by name only: ${plural(v.nameOnly.length, 'request')} (${ids(v.nameOnly)})`);
   if (v.shortened.length) out.push(`gold skill's description shortened: ${plural(v.shortened.length, 'request')} (${ids(v.shortened)})`);
   return out;
+}
+
+/** The host's listing notes for a catalogue, for a command to print before any call ('' when there are none). */
+export function hostNotice(host: Host, skills: Skill[]): string {
+  return hostNotes(hostSummary(host, hostFrame(host, skills).listing));
 }
 
 /** The whole block a command prints about the host (nothing for the generic host with every skill listed). */

@@ -158,10 +158,7 @@ export async function resolveHost(choice: HostChoice, fallback: string = DEFAULT
     }
     host = { ...host, catalogue: { ...host.catalogue, listing: presetListing(choice.format) } };
   }
-  if (choice.listingBudget !== undefined) {
-    const overflow = host.catalogue.listing.budget?.overflow ?? [{ step: 'drop' as const }];
-    host = { ...host, budgetFrom: 'option', catalogue: { ...host.catalogue, listing: { ...host.catalogue.listing, budget: { chars: choice.listingBudget, overflow } } } };
-  }
+  if (choice.listingBudget !== undefined) host = withListingBudget(host, choice.listingBudget);
   if (choice.systemPrompt !== undefined) {
     let text: string;
     try {
@@ -174,6 +171,12 @@ export async function resolveHost(choice: HostChoice, fallback: string = DEFAULT
     host = { ...host, system: text, systemFrom: choice.systemPrompt };
   }
   return host;
+}
+
+/** --listing-budget CHARS: the host's budget replaced (a host without one drops skills past it, from the end). */
+export function withListingBudget(host: Host, chars: number): Host {
+  const overflow = host.catalogue.listing.budget?.overflow ?? [{ step: 'drop' as const }];
+  return { ...host, budgetFrom: 'option', catalogue: { ...host.catalogue, listing: { ...host.catalogue.listing, budget: { chars, overflow } } } };
 }
 
 /** The generic host, with one of the listing presets (synchronous: no file to read). */

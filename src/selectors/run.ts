@@ -304,7 +304,8 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const inputs = await loadInputs(opts);
   const [{ hostFrame }, { hostSummary, hostNotes }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
   const summary = hostSummary(host, hostFrame(host, inputs.skills).listing);
-  const notes = hostNotes(summary);
+  // Before any call: the skills the host's listing drops or shortens, and the requests that will miss them.
+  const notes = hostNotes(summary, inputs.requests);
   if (notes) deps.notice(notes);
   const { availableChatProvider } = await import('../client.js');
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
