@@ -12,7 +12,7 @@ import { readCall, readDecision, skillMdIn } from '../src/hosts/decision.js';
 import { charCount, cutText, renderListing } from '../src/hosts/listing.js';
 import { bareMinimumTokens, decisionTokens } from '../src/hosts/minimum.js';
 import { budgetProblems, listingSummary, visibility } from '../src/hosts/notes.js';
-import { builtinHostNames, genericHost, loadBuiltin, resolveHost, validateProfile, type Host, type ListingSpec } from '../src/hosts/profile.js';
+import { builtinHostNames, genericHost, loadBuiltin, resolveHost, type Host, type ListingSpec } from '../src/hosts/profile.js';
 import { hostFrame } from '../src/hosts/request.js';
 import { SkillLoader } from '../src/loader.js';
 import { HOST_NAMES_HELP } from '../src/options.js';
