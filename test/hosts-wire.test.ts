@@ -255,3 +255,55 @@ describe('skillbench prompt --host H --json: the forms docs/hosts.md documents',
     expect(bad.stderr).toMatch(/--host nope\.yaml: cannot read the profile file/);
   });
 });
+
+describe('the agent loop under a host (e2e, eval-quality)', () => {
+  /** First turn: load pdf-tools through the host's mechanism; after a tool result: answer. */
+  const agent = (api: Api) => (req: Recorded): Reply => {
+    const history = JSON.stringify(api === 'openai' ? req.body.messages : req.body.messages);
+    if (history.includes('"role":"tool"') || history.includes('"tool_result"')) return text(api, 'Split into 3 pages.');
+    const s = sentOf(api, req.body);
+    const tool = s.tools[0]!;
+    if (tool.name === 'shell') {
+      const file = /- pdf-tools: .*\(file: (\S+)\)/.exec(s.user)![1]!;
+      return call(api, 'shell', { command: ['bash', '-lc', `cat ${file}`] });
+    }
+    return call(api, tool.name, { [tool.parameters.required[0]]: 'pdf-tools' });
+  };
+  beforeAll(() => server.setHandlers({ anthropic: agent('anthropic'), openai: agent('openai'), gemini: agent('gemini') }));
+
+  it('e2e --host codex: the shell read of the listed SKILL.md is the activation; the file comes back as the tool result', async () => {
+    const out = path.join(dir, 'e2e-codex.json');
+    const before = server.requests.length;
+    const r = await runCli(['e2e', 'Split this PDF into pages', '--mode', 'progressive', '--host', 'codex', '--skills', FIXTURE, '--provider', 'openai',
+      '--base-url', server.baseUrl('openai'), '--model', 'wire-e2e-codex', '--cache-dir', path.join(dir, 'cache'), '--json', out], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/-> shell \{"command":\["bash","-lc","cat ~\/\.codex\/skills\/pdf-tools\/SKILL\.md"\]\}\s+\[body\]/);
+    const e2e = JSON.parse(readFileSync(out, 'utf8'));
+    expect(e2e.host).toMatchObject({ name: 'codex', placement: 'user-message' });
+    const [run] = e2e.runs;
+    expect(run.activated).toEqual(['pdf-tools']);
+    expect(run.calls[0].toolCalls[0].result).toMatch(/^---\nname: pdf-tools\n/);
+    expect(run.answer).toBe('Split into 3 pages.');
+    const sent = server.requests.slice(before).filter((q) => q.api === 'openai');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.body.messages.find((m: { role: string }) => m.role === 'user').content).toMatch(/^## Skills\n/);
+    expect(sent[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['shell', 'read_skill_file', 'run_skill_script']);
+  });
+
+  it('eval-quality --host claude-code: Skill(skill) activates, the case passes, the results file names the host', async () => {
+    const cases = path.join(dir, 'cases.json');
+    await writeFile(cases, JSON.stringify([{ id: 'split', request: 'Split this PDF into pages', skill: 'pdf-tools', checks: { contains: ['3 pages'] } }]));
+    const out = path.join(dir, 'quality-cc.json');
+    const before = server.requests.length;
+    const r = await runCli(['eval-quality', '--cases', cases, '--skills', FIXTURE, '--mode', 'progressive', '--host', 'claude-code', '--provider', 'anthropic',
+      '--base-url', server.baseUrl('anthropic'), '--model', 'wire-quality-cc', '--cache-dir', path.join(dir, 'cache'), '--no-progress', '--json', out], { env: ENV });
+    expect(r.code).toBe(0);
+    const results = await readResults(out);
+    expect(results.quality!.modes[0]!.pass).toMatchObject({ k: 1, n: 1 });
+    expect(results.host).toMatchObject({ name: 'claude-code', loading: 'Skill(skill: free string)' });
+    expect(results.settings).toMatchObject({ host: 'claude-code', format: 'template' });
+    const sent = server.requests.slice(before).filter((q) => q.api === 'anthropic');
+    expect(sent[0]!.body.tools.map((t: any) => t.name)).toEqual(['Skill', 'read_skill_file', 'run_skill_script']);
+    expect(sent[0]!.body.messages[0].content).toMatch(/^<system-reminder>\n/);
+  });
+});
