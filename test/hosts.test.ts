@@ -3,7 +3,7 @@
 // overflow steps in order); what counts as a load under each loading mechanism; the loader serving a host's load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadCatalogue } from '../src/catalogue.js';
@@ -341,6 +341,22 @@ describe('a host\'s first turn', () => {
     expect(tokens / bare).toBeLessThanOrEqual(1.1);
     // The skills-ref form stays available, and costs more.
     expect(decisionTokens(hostFrame(genericHost('xml'), catalogue.skills).request(request)).total / bare).toBeGreaterThan(1.1);
+  });
+});
+
+const METATOOL = path.resolve(root, '../shared/data/metatool');
+describe.skipIf(!existsSync(path.join(METATOOL, 'tools.json')))('MetaTool (199 tools; skipped when ../shared/data/metatool is absent)', () => {
+  it('the generic host costs at most 1.1 times the bare minimum; claude-code\'s budget keeps every name', async () => {
+    const catalogue = await loadCatalogue(path.join(METATOOL, 'tools.json'));
+    const requests = (JSON.parse(readFileSync(path.join(METATOOL, 'requests.json'), 'utf8')) as { text: string }[]).slice(0, 40);
+    const frame = hostFrame(genericHost(), catalogue.skills);
+    const tokens = requests.reduce((n, r) => n + decisionTokens(frame.request(r.text)).total, 0);
+    const bare = requests.reduce((n, r) => n + bareMinimumTokens(catalogue.skills, r.text), 0);
+    expect(tokens / bare).toBeLessThanOrEqual(1.1);
+    const cc = hostFrame(await resolveHost({ host: 'claude-code' }), catalogue.skills);
+    expect(cc.listing.chars).toBeLessThanOrEqual(8000);
+    expect(cc.listing.entries.filter((e) => e.status === 'dropped')).toEqual([]);
+    expect(cc.listing.entries.filter((e) => e.status === 'name-only').length).toBeGreaterThan(0);
   });
 });
 

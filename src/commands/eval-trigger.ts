@@ -92,6 +92,12 @@ async function run(opts: Options, version: string): Promise<void> {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }
   const { results, clientSummary, dryRun } = outcome;
+  if (baseline) {
+    // A baseline measured in another host's prompt (or another listing) compares prompts, not only descriptions.
+    const was = `${String(baseline.settings.host ?? 'generic')} ${String(baseline.settings.format ?? 'xml')}`;
+    const now = `${String(results.settings.host)} ${String(results.settings.format)}`;
+    if (was !== now) console.error(`skillbench: note: the baseline was measured with host/listing "${was}", this run with "${now}": flips may come from the prompt, not the descriptions`);
+  }
   if (dryRun) {
     // Nothing was called: the model decisions are placeholders, so no tables, files or gates.
     console.log(dryRun);
