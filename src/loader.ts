@@ -135,6 +135,10 @@ export class SkillLoader {
    */
   private hostLoad(frame: HostFrame, call: FunctionCall): ExecutedTool {
     if (this.mode === 'load-all') return refusal(call, `${call.name} is not available: every skill is already in the system prompt`);
+    const loading = frame.host.loading;
+    if (loading.kind === 'tool' && (typeof call.args[loading.tool.argument] !== 'string' || call.args[loading.tool.argument] === '')) {
+      return refusal(call, `missing argument "${loading.tool.argument}" (the skill name)`);
+    }
     const reading = readCall(frame.host, call, this.visibleSkills);
     if (reading.kind === 'unknown') return refusal(call, `unknown skill "${reading.asked}"`);
     if (reading.kind === 'other') {

@@ -279,7 +279,7 @@ describe('tokens --provider gemini (exact counts through the REST countTokens me
 });
 
 describe('help', () => {
-  it.each(['validate', 'init', 'tokens'])('%s --help ends with an example', async (cmd) => {
+  it.each(['validate', 'init', 'tokens', 'prompt'])('%s --help ends with an example', async (cmd) => {
     const r = await run(cmd, '--help');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Example:\n\s+\$ skillbench /);

@@ -378,3 +378,29 @@ describe('the agent loop serves a host\'s load', () => {
     expect((await hermes.execute(call('skill_view', { name: 'zip' }))).result.content).toBe('Error: unknown skill "zip"');
   });
 });
+
+describe('the results file keeps the host', () => {
+  it('is validated on read: a broken host summary is bad input naming the field', async () => {
+    const { validateResults } = await import('../src/results.js');
+    const base = {
+      schema: 'skillbench.results', version: 1, command: 'eval-trigger', createdAt: 'x', skillbenchVersion: '0', settings: {},
+      catalogue: { source: 's', skills: [] }, requests: [], runs: [],
+    };
+    const host = { name: 'claude-code', title: 'Claude Code', origin: 'built-in', placement: 'user-message', loading: 'Skill(skill: free string)',
+      listing: { chars: 10, fullChars: 20, budget: { chars: 15, from: 'profile', step: 'shorten', over: false }, dropped: [], namesOnly: [], shortened: ['a'], cut: [] } };
+    expect(validateResults({ ...base, host }, 'r.json').host).toEqual(host);
+    expect(() => validateResults({ ...base, host: { ...host, listing: { ...host.listing, dropped: 'a' } } }, 'r.json')).toThrow(/field "host.listing.dropped" must be an array of skill names/);
+    expect(() => validateResults({ ...base, host: { ...host, placement: 3 } }, 'r.json')).toThrow(/field "host.placement" must be a string/);
+  });
+});
+
+describe('--host on every command that builds a prompt', () => {
+  it.each(['eval-trigger', 'e2e', 'eval-quality', 'suggest', 'tokens', 'validate', 'prompt'])('%s --help offers --host and --listing-budget', async (cmd) => {
+    const { runCli } = await import('./support/cli.js');
+    const r = await runCli([cmd, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--host <name\|file>/);
+    expect(r.stdout).toMatch(/--listing-budget <chars>/);
+    if (cmd !== 'validate') expect(r.stdout).toMatch(/--system-prompt <file>/);
+  });
+});
