@@ -404,3 +404,29 @@ describe('--host on every command that builds a prompt', () => {
     if (cmd !== 'validate') expect(r.stdout).toMatch(/--system-prompt <file>/);
   });
 });
+
+describe('tokens and validate with --host', () => {
+  it('tokens --host: that host\'s listing as level 1, its tools, the listing notes and one decision against the bare minimum', async () => {
+    const { runCli } = await import('./support/cli.js');
+    const j = await runCli(['tokens', '--skills', 'skills', '--host', 'claude-code', '--listing-budget', '500', '--json'], { cwd: root });
+    expect(j.code).toBe(0);
+    const a = JSON.parse(j.stdout);
+    expect(a).toMatchObject({ host: 'claude-code', format: 'template', listing: { budget: { chars: 500, from: '--listing-budget', step: 'names-only' } } });
+    expect(a.listing.namesOnly).toHaveLength(6);
+    expect(a.decision.ratio).toBe(Math.round((a.decision.tokens / a.decision.bareMinimum) * 100) / 100);
+    const t = await runCli(['tokens', '--skills', 'skills', '--host', 'claude-code', '--listing-budget', '500'], { cwd: root });
+    expect(t.stdout).toMatch(/^Token audit of skills, host claude-code, catalogue format template: estimate/);
+    expect(t.stdout).toContain('listed by name only (no description): csv-data-profiler, expense-report-checker');
+    expect(t.stdout).toMatch(/ratio decision \/ bare minimum\s+│\s+\d\.\d\dx/);
+  });
+
+  it('validate --host: warnings, exit 0 (a budget is no spec error); no --host, no budget check', async () => {
+    const { runCli } = await import('./support/cli.js');
+    const r = await runCli(['validate', 'skills', '--host', 'claude-code-2.0', '--listing-budget', '1600'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^skills:1: warning: the claude-code-2\.0 listing is [\d,]+ characters, [\d,]+ over its 1,600-character budget \(--listing-budget\): \d skills dropped\./m);
+    expect(r.stdout).toMatch(/ticket-triage\/SKILL\.md:\d+: warning: skill "ticket-triage" is left out of the claude-code-2\.0 listing/);
+    const plain = await runCli(['validate', 'skills'], { cwd: root });
+    expect(plain.stdout).not.toMatch(/listing is/);
+  });
+});
