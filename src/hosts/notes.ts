@@ -166,7 +166,8 @@ export function renderHostReport(results: ResultsFile, metricsOf: (run: Selector
   const hidden = new Set([...v.invisible, ...v.nameOnly, ...v.shortened].map((r) => r.id));
   if (hidden.size > 0) {
     const seen = results.requests.filter((r) => !hidden.has(r.id));
-    for (const run of results.runs.filter((r) => r.kind === 'decision' && r.provider !== undefined)) {
+    // The runs that saw the whole listing (hybrid sees its own shortlist, listed apart per request).
+    for (const run of results.runs.filter((r) => r.kind === 'decision' && r.provider !== undefined && r.selector !== 'hybrid')) {
       const m = metricsOf({ ...run, decisions: run.decisions.filter((d) => !hidden.has(d.requestId)) }, seen);
       const rate = m.wrongLoad.rate === null ? '-' : `${(100 * m.wrongLoad.rate).toFixed(1)}%`;
       out.push(`  ${run.selector}: wrong load ${rate} (${m.wrongLoad.k}/${m.wrongLoad.n}) on the requests whose gold skill was listed in full`);
