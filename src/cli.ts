@@ -2,7 +2,7 @@
 // only light modules at the top and load SDKs, models and renderers inside their action, so --help stays instant.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { UserError, GateFailure, formatUserError } from './errors.js';
+import { UserError, GateFailure, IncompleteRun, formatUserError } from './errors.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerTokens } from './commands/tokens.js';
@@ -38,7 +38,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input. */
+/** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input, 3 internal error,
+ * 4 incomplete (more calls failed than --max-error-rate allows; outputs were written). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -57,6 +58,10 @@ function exitCodeFor(err: unknown): number {
   if (err instanceof UserError) {
     console.error(formatUserError(err));
     return 2;
+  }
+  if (err instanceof IncompleteRun) {
+    console.error(`skillbench: ${err.message}`);
+    return 4;
   }
   if (err instanceof GateFailure) {
     console.error(`skillbench: gate failed: ${err.message}`);

@@ -17,6 +17,10 @@ export interface ProviderOptions {
   maxCost?: number;
   thinking?: string;
   timeout?: number;
+  /** Seconds a call may keep retrying (rate limits included) before it is an error. */
+  maxRetryTime?: number;
+  /** Share of calls that may fail before the run is incomplete (exit 4). */
+  maxErrorRate?: number;
 }
 
 export function addProviderOptions(cmd: Command): Command {
@@ -32,8 +36,10 @@ export function addProviderOptions(cmd: Command): Command {
     .option('-j, --concurrency <n>', 'parallel provider calls (default depends on the provider)', parsePositiveInt)
     .option('--dry-run', 'print the calls the run would make, how many are cached and the estimated cost, without calling')
     .option('--max-cost <usd>', 'stop before spending more than this many dollars, keeping what was done', parseNonNegative)
-    .option('--thinking <level>', 'thinking effort for models that think: minimal, low, medium, high, or a token budget', 'minimal')
-    .option('--timeout <seconds>', 'per-call timeout in seconds', parseNonNegative, 60);
+    .option('--thinking <level>', 'thinking for models that think: off, minimal, low, medium, high, xhigh, max, or a token budget; checked against the model table (default: the table\'s cheapest setting for the model)')
+    .option('--timeout <seconds>', 'per-attempt timeout in seconds, the whole answer included', parseNonNegative, 60)
+    .option('--max-retry-time <seconds>', 'how long one call may keep retrying (rate limits included) before it is an error', parseNonNegative, 600)
+    .option('--max-error-rate <rate>', 'share of calls that may fail before the run counts as incomplete (exit 4)', parseRate, 0);
 }
 
 /** Options of every command that reproduces an agent's prompt (--host). */

@@ -62,6 +62,9 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (typeof req.text !== 'string') bad(`${f}.text`, 'must be a string');
     if (req.gold !== null && typeof req.gold !== 'string') bad(`${f}.gold`, 'must be a skill name or null');
     if (req.kind !== undefined && !['positive', 'near-miss', 'off-topic'].includes(req.kind as string)) bad(`${f}.kind`, 'must be positive, near-miss or off-topic');
+    if (req.target !== undefined && typeof req.target !== 'string') bad(`${f}.target`, 'must be a skill name');
+    if (req.target !== undefined && req.gold !== null && req.gold !== req.target) bad(`${f}.target`, 'must equal gold when gold is set');
+    if (req.candidates !== undefined && !(Array.isArray(req.candidates) && req.candidates.every((c) => typeof c === 'string'))) bad(`${f}.candidates`, 'must be a list of skill names');
     if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);
   });
@@ -77,12 +80,21 @@ export function validateResults(data: unknown, file: string): ResultsFile {
       if (!['fixed', 'optimistic', 'calibrated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
         bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated or default');
       }
+      const inSample = (r.threshold as Record<string, unknown>).inSample;
+      if (inSample !== undefined && !(isObj(inSample) && num(inSample.shared) && num(inSample.of))) bad(`${f}.threshold.inSample`, 'must be {shared, of} (numbers)');
     }
     if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
     if (r.ceiling !== undefined && typeof r.ceiling !== 'boolean') bad(`${f}.ceiling`, 'must be true or false');
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
     (r.decisions as unknown[]).forEach((d, j) => validateDecision(d, `${f}.decisions[${j}]`, ids, bad, isObj, num));
   });
+  if (root.completeness !== undefined) {
+    const c = root.completeness;
+    if (!isObj(c)) bad('completeness', 'must be an object');
+    const comp = c as Record<string, unknown>;
+    for (const key of ['failed', 'total', 'maxErrorRate']) if (!num(comp[key])) bad(`completeness.${key}`, 'must be a number');
+    if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
+  }
   if (root.host !== undefined) validateHost(root.host, bad, isObj, num);
   return data as ResultsFile;
 }
@@ -119,6 +131,8 @@ function validateDecision(
   if (dec.chosen !== null && typeof dec.chosen !== 'string') bad(`${f}.chosen`, 'must be a skill name or null');
   if (dec.rawChoice !== undefined && typeof dec.rawChoice !== 'string') bad(`${f}.rawChoice`, 'must be a string');
   if (dec.error !== undefined && typeof dec.error !== 'string') bad(`${f}.error`, 'must be a string');
+  if (dec.errorKind !== undefined && !['stop', 'call', 'budget', 'cache'].includes(dec.errorKind as string)) bad(`${f}.errorKind`, 'must be stop, call, budget or cache');
+  if (dec.stopReason !== undefined && typeof dec.stopReason !== 'string') bad(`${f}.stopReason`, 'must be a string');
   if (dec.scores !== undefined) {
     if (!Array.isArray(dec.scores)) bad(`${f}.scores`, 'must be an array');
     (dec.scores as unknown[]).forEach((s, k) => {

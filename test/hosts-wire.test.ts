@@ -117,8 +117,11 @@ describe.each(builtinHostNames())('eval-trigger --selectors model --host %s', (h
     const r = await cli(['--skills', FIXTURE, '--requests', path.join(dir, 'requests.json'), '--selectors', 'model', '--host', hostName,
       '--provider', api, '--base-url', server.baseUrl(api), '--model', `wire-${hostName}`, '--json', out]);
     expect(r.stderr).not.toMatch(/internal error/);
-    expect(r.code).toBe(0);
+    // A first turn that loads nothing is a failure to measure: the run is incomplete (exit 4), its outputs written.
+    const multiTool = profile.loading.kind === 'file-read' || profile.tools.some((t) => t.name === 'list_skills');
+    expect(r.code).toBe(multiTool ? 4 : 0);
     const results = await readResults(out);
+    if (multiTool) expect(results.completeness).toMatchObject({ complete: false, failed: 1, byKind: { 'stopped: no-load': 1 } });
     const by = Object.fromEntries(results.runs[0]!.decisions.map((d) => [d.requestId, d]));
     expect(by.pdf).toMatchObject({ chosen: 'pdf-tools' });
     expect(by.notes).toMatchObject({ chosen: 'meeting-notes' });
@@ -127,7 +130,6 @@ describe.each(builtinHostNames())('eval-trigger --selectors model --host %s', (h
     expect(by.neg!.error).toBeUndefined();
     expect(by.wrong!.chosen).toBeNull();
     expect(by.wrong!.rawChoice).toBe(profile.loading.kind === 'file-read' ? '~/.codex/skills/image-squeezer/SKILL.md' : 'image-squeezer');
-    const multiTool = profile.loading.kind === 'file-read' || profile.tools.some((t) => t.name === 'list_skills');
     if (multiTool) expect(by.look!.error).toMatch(/^no decision: the first turn called (shell|list_skills)/);
     else expect(by.look).toMatchObject({ chosen: null });
     expect(results.host).toMatchObject({ name: hostName, placement: profile.catalogue.placement });

@@ -97,23 +97,21 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   if (opts.dryRun) console.log(formatDryRun(client.dryRunReport()));
   console.error(client.summary());
   if (opts.json) {
-    const { writeFile } = await import('node:fs/promises');
+    const { writeOutputFile } = await import('../fsutil.js');
     const { hostSummary } = await import('../hosts/notes.js');
     const { hostFrame } = await import('../hosts/request.js');
     const summary = hostSummary(host, hostFrame(host, catalogue.skills).listing);
-    await writeFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, host: summary, runs }, null, 2) + '\n');
+    await writeOutputFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, host: summary, runs }, null, 2) + '\n');
     console.error(`skillbench: wrote ${opts.json}`);
   }
-  // A single request that could not run is the user's to fix (cache, key, model), never a stack trace.
-  const failed = runs.find((r) => r.stop === 'error' && r.errorKind !== 'dry-run');
-  if (failed) {
-    const fix =
-      failed.errorKind === 'cache-miss'
-        ? 'run once without --cache-only (with a key) to fill the cache'
-        : failed.errorKind === 'budget'
-          ? 'raise --max-cost'
-          : 'check the key, --model and --base-url, then rerun (answers already received are cached)';
-    throw new UserError(`the ${failed.mode} run stopped: ${failed.error}`, fix);
+  // A --cache-only miss is the user's to fix (exit 2); a run a provider failure cut short is incomplete (exit 4).
+  const failed = runs.filter((r) => r.stop === 'error' && r.errorKind !== 'dry-run');
+  const missed = failed.find((r) => r.errorKind === 'cache-miss');
+  if (missed) throw new UserError(`the ${missed.mode} run stopped: ${missed.error}`, 'run once without --cache-only (with a key) to fill the cache');
+  if (failed.length) {
+    const { IncompleteRun } = await import('../errors.js');
+    const first = failed[0]!;
+    throw new IncompleteRun(failed.length, runs.length, `the ${first.mode} run stopped: ${first.error}${first.errorKind === 'budget' ? ' (raise --max-cost)' : ''}`);
   }
 }
 

@@ -101,13 +101,15 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const { results } = evaluated;
+  const { completenessOf, incompleteFailure } = await import('../completeness.js');
+  results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, client.stats().runStopped);
   // The same renderer as `skillbench report FILE`, from the results file alone: the two print the same tables.
   process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
   console.error(client.summary());
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) await writeOutputs(results, opts.output);
   for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
-  const missing = cacheMissFailure([client.stats()]);
+  const missing = cacheMissFailure([client.stats()]) ?? incompleteFailure(results.completeness);
   if (missing) throw missing;
   if (opts.minPassRate !== undefined) {
     const low = results.quality!.modes.filter((m) => (m.pass.rate ?? 0) < opts.minPassRate!);

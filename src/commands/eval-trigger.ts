@@ -21,6 +21,7 @@ interface Options extends ProviderOptions, OutputOptions, HostCliOptions {
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  gateSkillLoss: number;
 }
 
 export function register(program: Command): void {
@@ -28,8 +29,8 @@ export function register(program: Command): void {
     .command('eval-trigger')
     .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
     .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
-    .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
-    .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
+    .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
+    .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
     .addOption(new Option('--format <format>', "the generic host's listing: lines (name: description, the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
@@ -41,7 +42,8 @@ export function register(program: Command): void {
     .option('--baseline <file>', 'gate: fail (exit 1) on a significant regression against this earlier results file (paired, exact McNemar)')
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
-    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
+    .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5);
   addHostOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
@@ -52,6 +54,7 @@ export function register(program: Command): void {
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
+        '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set\n' +
         '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000',
     )
     .action(async (opts: Options) => {
@@ -70,6 +73,7 @@ async function run(opts: Options, version: string): Promise<void> {
       import('../report/index.js'),
       import('../progress.js'),
     ]);
+  const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const selectors = opts.selectors === undefined ? undefined : parseSelectors(opts.selectors);
   // --threshold baseline: measure this run at the thresholds the baseline applied (resolved before any call).
   const fromBaseline = opts.threshold?.trim() === 'baseline';
@@ -115,6 +119,7 @@ async function run(opts: Options, version: string): Promise<void> {
         alpha: opts.gateAlpha,
         minRate: opts.gateMinEffect,
         minRequests: opts.gateMinRequests,
+        maxSkillLoss: opts.gateSkillLoss,
         baselineFile: opts.baseline,
       });
     } catch (err) {
@@ -125,6 +130,9 @@ async function run(opts: Options, version: string): Promise<void> {
   if (verdict || reasons.length || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined) {
     const v: GateVerdict = verdict ?? { passed: true, reasons: [], flips: [] };
     v.reasons = [...reasons, ...v.reasons];
+    // No gate passes on figures with holes in them: an error is not a pass.
+    const incomplete = incompleteText(results.completeness);
+    if (incomplete) v.reasons.unshift(`${incomplete}: no gate passes on an incomplete run`);
     v.passed = v.reasons.length === 0;
     results.gate = v;
   }
@@ -142,5 +150,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
   if (missing) throw missing;
+  const incomplete = incompleteFailure(results.completeness);
+  if (incomplete) throw incomplete;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -3,6 +3,7 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
+import { incompleteText } from '../completeness.js';
 import {
   armFlips, escapeHtml as e, figure, hasRepeats, int, intervalText, isQuality, judgeMeanText, passedOf, pct, qualityRows, score, selectorLabel,
   skillText, thresholdText, usd, when, whyFailed, type ArmFlipRow, type ReportInput,
@@ -95,7 +96,10 @@ function metaLine(results: ResultsFile): string {
 }
 
 function gateBadge(results: ResultsFile): string {
-  if (!results.gate) return '';
+  const incomplete = incompleteText(results.completeness);
+  const warn = incomplete ? `<span class="badge fail" title="${e(incomplete)}">⚠ incomplete</span><p class="verdict fail">${e(incomplete)}</p>` : '';
+  if (!results.gate) return warn;
+  if (warn) return warn + (results.gate.passed ? '' : '<span class="badge fail">✗ gate failed</span>');
   return results.gate.passed
     ? '<span class="badge pass">✓ gate passed</span>'
     : '<span class="badge fail">✗ gate failed</span>';
@@ -212,7 +216,7 @@ async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: S
       ['threshold used', thresholdText(run) || '–'],
       ['lowest score of a correctly ranked positive', s ? score(s.lowestCorrectPositive ?? undefined) || '–' : '–'],
       ['highest score of a request that needs no skill', s ? score(s.highestNegative ?? undefined) || '–' : '–'],
-      ['a threshold separates them', s ? (s.separable ? 'yes' : 'no') : '–'],
+      ['a threshold separates them', s ? (s.separable === null ? 'undefined (the set lacks covered or uncovered requests)' : s.separable ? 'yes' : 'no') : '–'],
       ['best threshold on these requests (optimistic)', s?.bestThreshold !== null && s?.bestThreshold !== undefined ? `${score(s.bestThreshold)} (mean ${pct(s.bestMean)})` : '–'],
       ['top-1 recall', m.recall ? `${pct(m.recall.top1.rate)} (${m.recall.top1.k}/${m.recall.top1.n})` : '–'],
       ['top-3 recall', m.recall ? `${pct(m.recall.top3.rate)} (${m.recall.top3.k}/${m.recall.top3.n})` : '–'],

@@ -3,8 +3,10 @@
 // Plain text unless `color` is set: readable in a CI log.
 import { bestPoint, triggerRate } from '../metrics.js';
 import { formatP } from '../gate.js';
-import { effectiveNText } from './format.js';
+import { incompleteText } from '../completeness.js';
+import { effectiveNText, expectedText } from './format.js';
 import { terminalTable } from './table.js';
+import { setShape, targetSection, undefinedRateLines, type SetShape } from './targets.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
 export interface TerminalReportOptions {
@@ -18,14 +20,23 @@ export interface TerminalReportOptions {
 
 export function renderTerminalReport(results: ResultsFile, metrics: SelectorMetrics[], opts: TerminalReportOptions = {}): string {
   const out: string[] = [];
-  const covered = results.requests.filter((r) => r.gold !== null).length;
+  const shape = setShape(results.requests);
+  const counts = shape.allTargeted
+    ? `${shape.covered} positives, ${shape.uncovered} negatives, scored against their target skill`
+    : `${shape.covered} covered, ${shape.uncovered} uncovered${shape.targeted ? `; ${shape.targeted} of them skill-creator requests scored against their target` : ''}`;
   out.push(
     `${results.command}: ${results.catalogue.skills.length} skills (${results.catalogue.source}), ` +
-      `${results.requests.length} requests (${covered} covered, ${results.requests.length - covered} uncovered)` +
+      `${results.requests.length} requests (${counts})` +
+      (shape.withCandidates ? `, ${shape.withCandidates} with their own candidate list` : '') +
       (results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''),
   );
-  out.push(summaryTable(results, metrics, opts));
-  const unnamed = results.runs.find((r) => r.selector === 'explicit' && r.decisions.every((d) => d.chosen === null && !d.rawChoice && !d.error));
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) out.push(incomplete);
+  out.push(summaryTable(results, metrics, shape, opts));
+  out.push(...undefinedRateLines(shape, metrics));
+  const targets = targetSection(metrics, opts);
+  if (targets) out.push('', targets);
+  const unnamed = results.runs.find((r) => r.selector === 'explicit' && r.decisions.every((d) => d.chosen === null && !d.rawChoice && !d.detail?.unresolved && !d.error));
   if (unnamed) {
     out.push('explicit: no request names a skill (/name or @name), so it loaded nothing: its wrong load is 100% by construction.');
   }
@@ -57,9 +68,9 @@ export function pct(x: number | null): string {
   return x === null ? '-' : `${(100 * x).toFixed(1)}%`;
 }
 
-/** "8.3% [2.3-25.8] 2/24" */
+/** "8.3% [2.3-25.8] 2/24"; "undefined 0/0" for a rate with nothing behind it (a line under the table says why). */
 export function rateCell(r: Rate): string {
-  if (r.rate === null) return `- 0/0`;
+  if (r.rate === null) return `undefined 0/0`;
   return `${pct(r.rate)} [${(100 * r.low!).toFixed(1)}-${(100 * r.high!).toFixed(1)}] ${r.k}/${r.n}${effectiveNText(r)}`;
 }
 
@@ -67,8 +78,10 @@ function money(x: number): string {
   return x === 0 ? '0' : x < 0.01 ? `$${x.toFixed(5)}` : `$${x.toFixed(3)}`;
 }
 
-function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], opts: TerminalReportOptions): string {
-  const t = table(['selector', 'n', 'accuracy', 'wrong load [95% CI] k/n', 'needless load [95% CI] k/n', 'errors', 'input tok/decision', 'cost'], opts, [
+function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], shape: SetShape, opts: TerminalReportOptions): string {
+  // A set of skill-creator requests only: its wrong load is the targets' missed triggers, its needless load their false triggers.
+  const [wrong, needless] = shape.allTargeted ? ['missed trigger', 'false trigger'] : ['wrong load', 'needless load'];
+  const t = table(['selector', 'n', 'accuracy', `${wrong} [95% CI] k/n`, `${needless} [95% CI] k/n`, 'errors', 'input tok/decision', 'cost'], opts, [
     'left', 'right', 'left', 'left', 'left', 'right', 'right', 'right',
   ]);
   for (const m of metrics) {
@@ -77,7 +90,7 @@ function summaryTable(results: ResultsFile, metrics: SelectorMetrics[], opts: Te
     t.push([
       label,
       m.decisions,
-      `${pct(m.accuracy.rate)} ${m.accuracy.k}/${m.accuracy.n}`,
+      shape.oneSided ? 'undefined' : `${pct(m.accuracy.rate)} ${m.accuracy.k}/${m.accuracy.n}`,
       rateCell(m.wrongLoad),
       rateCell(m.needlessLoad),
       m.errors,
@@ -95,7 +108,9 @@ function thresholdLine(run: SelectorRun | undefined): string {
     th.source === 'optimistic'
       ? 'optimistic: chosen on the same requests it is scored on; pass --threshold or --calibrate FILE for an honest figure'
       : th.source === 'calibrated'
-        ? `calibrated on ${th.calibrationFile ?? 'another request set'}`
+        ? th.inSample
+          ? `calibrated on ${th.calibrationFile ?? 'another request set'}, in-sample: ${th.inSample.shared} of its ${th.inSample.of} requests are also scored here, so the figure is optimistic on them`
+          : `calibrated on ${th.calibrationFile ?? 'another request set'}`
         : th.source === 'fixed'
           ? th.calibrationFile ? `fixed by --threshold baseline: the threshold ${th.calibrationFile} applied` : 'fixed by --threshold'
           : 'default';
@@ -110,9 +125,11 @@ function scoreSection(m: SelectorMetrics, run: SelectorRun | undefined, opts: Te
     const hi = s.highestNegative === null ? '-' : s.highestNegative.toFixed(3);
     lines.push(
       `  lowest score of a correctly ranked positive ${lo}; highest score of a negative ${hi}: ` +
-        (s.separable ? 'separable (a threshold between them refuses every negative and keeps every correct positive)' : 'NOT separable by any threshold'),
+        (s.separable === null
+          ? 'separability undefined (the set has only covered or only uncovered requests: see above)'
+          : s.separable ? 'separable (a threshold between them refuses every negative and keeps every correct positive)' : 'NOT separable by any threshold'),
     );
-    if (s.bestThreshold !== null) {
+    if (s.bestThreshold !== null && s.separable !== null) {
       lines.push(`  best threshold on these requests: ${s.bestThreshold.toFixed(3)} (mean of wrong and needless load ${pct(s.bestMean)}; optimistic)`);
       lines.push(sweepTable(s.sweep, s.bestThreshold, run?.threshold?.value, opts));
     }
@@ -170,9 +187,9 @@ function flakySection(m: SelectorMetrics, results: ResultsFile, max = 10): strin
   const flaky = m.flaky!;
   const requests = new Set(results.runs.find((r) => r.selector === m.selector)?.decisions.map((d) => d.requestId)).size;
   const lines = [`${m.selector}: ${flaky.length} of ${requests} requests changed their choice between runs`];
-  const gold = new Map(results.requests.map((r) => [r.id, r.gold]));
+  const byId = new Map(results.requests.map((r) => [r.id, r]));
   for (const f of flaky.slice(0, max)) {
-    const rate = triggerRate(f.choices, gold.get(f.requestId) ?? null);
+    const rate = triggerRate(f.choices, byId.get(f.requestId) ?? null);
     lines.push(`  ${f.requestId} (right in ${pct(rate)} of runs): ${f.choices.map((c) => c ?? '(none)').join(', ')}  "${truncate(f.text, 60)}"`);
   }
   if (flaky.length > max) lines.push(`  ... and ${flaky.length - max} more`);
@@ -186,7 +203,7 @@ function failureSection(m: SelectorMetrics, opts: TerminalReportOptions): string
     t.push([
       truncate(f.run ? `${f.requestId} #${f.run}` : f.requestId, 40), // a long id must not widen the table past the terminal
       truncate(f.text, 50),
-      f.expected ?? '(none)',
+      expectedText({ gold: f.expected, target: f.target }),
       f.error !== undefined ? `error: ${truncate(f.error, 30)}` : (f.got ?? '(none)'),
       f.score === undefined ? '' : f.score.toFixed(3),
     ]);
@@ -202,6 +219,9 @@ function gateSection(results: ResultsFile): string {
   for (const n of gate.notes ?? []) lines.push(`  note: ${n}`);
   for (const m of gate.mcnemar ?? []) {
     lines.push(`  ${m.selector}: against the baseline, better on ${m.better}, worse on ${m.worse} requests (exact McNemar p = ${formatP(m.pValue)})`);
+  }
+  for (const l of (gate.skills ?? []).slice(0, 10)) {
+    lines.push(`  ${l.failed ? 'FAILED' : 'lost  '} ${l.selector} ${l.skill}: right on ${l.before} -> ${l.after} of its ${l.paired} requests (lost ${l.lost}, regained ${l.gained})`);
   }
   const max = 20;
   for (const f of gate.flips.slice(0, max)) {

@@ -5,7 +5,7 @@
 import type { Host } from '../hosts/profile.js';
 import { hostFrame } from '../hosts/request.js';
 import type { Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
-import type { SelectorChatClient } from './index.js';
+import { skillsFor, type SelectorChatClient } from './index.js';
 import { decideWithModel } from './model.js';
 
 export interface HybridOptions {
@@ -33,9 +33,10 @@ export async function runHybridSelector(
     requests.forEach((r, i) => {
       const ranking = rankings[i]!;
       const reduced = shortlist(skills, ranking, opts.k);
-      // The host's prompt on the shortlist only; any skill of the catalogue the model names is still read as a load.
+      // The host's prompt on the shortlist only; any skill the request may load (all, or its candidates) that the model
+      // names is still read as a load.
       jobs.push(
-        decideWithModel(client, hostFrame(opts.host, reduced), skills, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
+        decideWithModel(client, hostFrame(opts.host, reduced), skillsFor(skills, r), r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
       );
     });
   }

@@ -8,7 +8,10 @@ import { readDecision, undecidedText } from '../hosts/decision.js';
 import type { Host } from '../hosts/profile.js';
 import { hostFrame, type HostFrame } from '../hosts/request.js';
 import type { ChatResponse, Decision, EvalRequest, Lane, SelectorRun, Skill } from '../types.js';
-import type { SelectorChatClient } from './index.js';
+import { skillsFor, type SelectorChatClient } from './index.js';
+
+/** The stop reason recorded on a first turn that called tools without loading a skill. */
+export const NO_LOAD_STOP = 'no-load';
 
 /** The decision a first-turn response makes among `skills`, read through the host's loading mechanism. */
 export function decisionFromResponse(host: Host, response: ChatResponse, skills: Skill[], requestId: string, run: number): Decision {
@@ -16,8 +19,28 @@ export function decisionFromResponse(host: Host, response: ChatResponse, skills:
   const reading = readDecision(host, response.calls, skills);
   if (reading.kind === 'load') decision.chosen = reading.skill;
   else if (reading.kind === 'unknown') decision.rawChoice = reading.asked;
-  else if (reading.kind === 'undecided') decision.error = undecidedText(host, reading.call);
+  else if (reading.kind === 'undecided') {
+    // The model stopped its first turn to run another tool: no decision to read, an error row, never "none".
+    decision.error = undecidedText(host, reading.call);
+    decision.errorKind = 'stop';
+    decision.stopReason = NO_LOAD_STOP;
+  }
   return decision;
+}
+
+/** What a failed call leaves on its decision: the error text, its kind, and the stop reason of a response that ended
+ * without an answer. Null for anything else (a bug: thrown). */
+export function callErrorFields(err: unknown): Pick<Decision, 'error' | 'errorKind' | 'stopReason'> | null {
+  const error = callErrorText(err);
+  if (error === null) return null;
+  const e = err as { name?: string; kind?: string; message?: string };
+  if (e.name === 'BudgetExceededError') return { error, errorKind: 'budget' };
+  if (e.name === 'CacheMissError') return { error, errorKind: 'cache' };
+  if (e.kind === 'stop') {
+    const reason = /stop reason (\w+)/.exec(e.message ?? '')?.[1];
+    return { error, errorKind: 'stop', ...(reason ? { stopReason: reason } : {}) };
+  }
+  return { error, errorKind: 'call' };
 }
 
 /** Turns a failed call into the decision's `error` text; anything else is a bug and is thrown. */
@@ -47,9 +70,9 @@ export async function decideWithModel(
     decision.latencyMs = result.latencyMs;
     return decision;
   } catch (err) {
-    const text = callErrorText(err);
-    if (text === null) throw err;
-    return { requestId: request.id, run, chosen: null, error: text };
+    const fields = callErrorFields(err);
+    if (fields === null) throw err;
+    return { requestId: request.id, run, chosen: null, ...fields };
   } finally {
     if (lane) lane.done++;
   }
@@ -63,11 +86,24 @@ export interface ModelSelectorOptions {
 }
 
 export async function runModelSelector(client: SelectorChatClient, skills: Skill[], requests: EvalRequest[], opts: ModelSelectorOptions): Promise<SelectorRun> {
-  // One frame for the whole run: the listing is rendered once and every request shares its prefix.
-  const frame = hostFrame(opts.host, skills);
+  // One frame per set of skills shown: the whole catalogue (rendered once, every request shares its prefix), or a
+  // request's own candidates, which it sees alone in its prompt and its tool's enum, and loads among.
+  const frames = new Map<string, { frame: HostFrame; skills: Skill[] }>();
+  const frameFor = (r: EvalRequest) => {
+    const key = r.candidates ? JSON.stringify([...r.candidates].sort()) : '*';
+    let f = frames.get(key);
+    if (!f) {
+      const shown = skillsFor(skills, r);
+      frames.set(key, (f = { frame: hostFrame(opts.host, shown), skills: shown }));
+    }
+    return f;
+  };
   const jobs: Promise<Decision>[] = [];
   for (let run = 0; run < opts.runs; run++) {
-    for (const r of requests) jobs.push(decideWithModel(client, frame, skills, r, run, opts.lane));
+    for (const r of requests) {
+      const { frame, skills: shown } = frameFor(r);
+      jobs.push(decideWithModel(client, frame, shown, r, run, opts.lane));
+    }
   }
   return { selector: 'model', kind: 'decision', provider: client.provider, model: client.model, decisions: await Promise.all(jobs) };
 }

@@ -134,8 +134,8 @@ export function compareArms(baseline: SelectorRun, suggest: SelectorRun, request
     const r = byId.get(b.requestId);
     const s = after.get(key(b));
     if (!r || r.gold === null || !s || b.error !== undefined || s.error !== undefined) continue;
-    const before = isCorrect(b, r.gold);
-    const now = isCorrect(s, r.gold);
+    const before = isCorrect(b, r);
+    const now = isCorrect(s, r);
     if (before === now) continue;
     const flip: ArmFlip = { requestId: r.id, text: r.text, gold: r.gold, baseline: loaded(b), suggest: loaded(s) };
     (now ? out.fixed : out.broken).push(flip);

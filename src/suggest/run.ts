@@ -268,6 +268,12 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { loadRequests } = await import('../requests.js');
   const requests = await loadRequests(opts.requests);
   if (requests.length === 0) throw new UserError(`${opts.requests}: no requests`, 'add at least one request');
+  const withCandidates = requests.find((r) => r.candidates !== undefined);
+  if (withCandidates) {
+    // The suggester sees the whole catalogue; a candidate list it cannot honour must not be dropped without a word.
+    throw new UserError(`${opts.requests}: request "${withCandidates.id}" has a "candidates" list, which suggest --eval does not support`,
+      'remove the candidates (suggest ranks the whole catalogue), or measure per-request candidates with eval-trigger');
+  }
   checkGold(requests, skills, opts.requests);
   const agentHost = await suggestHost(opts);
   const { hostNotice } = await import('../hosts/notes.js');
@@ -310,9 +316,12 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
     out(`  (the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)\n`);
     return;
   }
+  const { completenessOf, incompleteFailure } = await import('../completeness.js');
+  const stopped = clients.map((c) => c.stats().runStopped).find(Boolean);
+  results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, stopped);
   if (files.length) await writeOutputs(results, files);
   const { cacheMissFailure } = await import('../client.js');
-  const missing = cacheMissFailure(clients.map((c) => c.stats()));
+  const missing = cacheMissFailure(clients.map((c) => c.stats())) ?? incompleteFailure(results.completeness);
   if (opts.json === true) {
     out(JSON.stringify(results, null, 2) + '\n');
     if (missing) throw missing;
