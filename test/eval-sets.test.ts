@@ -339,7 +339,7 @@ describe('per-request candidates', () => {
         expect(q.body.tools[0].function.parameters.properties.name.enum, request.id).toEqual([...allowed].sort());
         // The generic host's listing: one `name: description` line per skill shown.
         const system = q.body.messages.filter((m: { role: string }) => m.role === 'system').map((m: { content: string }) => m.content).join('\n');
-        for (const t of tools) expect(system.split('\n').some((l) => l.startsWith(`${t.name}: `)), `${request.id} ${t.name}`).toBe(allowed.includes(t.name));
+        for (const t of tools) expect(system.split('\n').some((l: string) => l.startsWith(`${t.name}: `)), `${request.id} ${t.name}`).toBe(allowed.includes(t.name));
       }
     } finally {
       await server.close();
