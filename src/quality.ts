@@ -9,6 +9,7 @@ import { hostSummary } from './hosts/notes.js';
 import { genericHost, type Host } from './hosts/profile.js';
 import { hostFrame } from './hosts/request.js';
 import { wilson } from './metrics.js';
+import { RESULTS_VERSION, resultsSkill } from './results.js';
 import type { SandboxOptions } from './sandbox.js';
 import type { Catalogue, CatalogueFormat, Decision, EvalRequest, Lane, QualityModeSummary, QualitySummary, ResultsFile, SelectorRun, Usage } from './types.js';
 
@@ -253,12 +254,12 @@ function toResults(catalogue: Catalogue, cases: QualityCase[], outcomes: CaseOut
   const format = host.catalogue.listing.format;
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'eval-quality',
     createdAt: new Date().toISOString(),
     skillbenchVersion: opts.skillbenchVersion ?? '0.0.0',
     settings: { modes: opts.modes, host: host.name, hostOrigin: host.origin, systemPrompt: host.systemFrom, format: format ?? 'template', maxTurns: opts.maxTurns ?? 10, judge: Boolean(opts.judge), judgeThreshold: opts.judgeThreshold ?? 0.7, cases: opts.casesFile, ...opts.settings },
-    catalogue: { source: catalogue.source, ...(format ? { format } : {}), skills: catalogue.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })) },
+    catalogue: { source: catalogue.source, ...(format ? { format } : {}), skills: catalogue.skills.map(resultsSkill) },
     requests,
     runs,
     quality: summarise(opts.modes, outcomes, Boolean(opts.judge), judgeCost),

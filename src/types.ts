@@ -202,10 +202,15 @@ export interface Decision {
   /** Why the call failed: `stop` (the model stopped without deciding: length, safety, refusal, ...; see stopReason),
    * `call` (an HTTP or connection failure after retries), `budget` (--max-cost), `cache` (--cache-only miss). */
   errorKind?: 'stop' | 'call' | 'budget' | 'cache';
-  /** The normalised stop reason of a response that ended without a decision (length, safety, refusal, ...). */
-  stopReason?: string;
   /** Score-based selectors: candidates, best first (at least the top 5). */
   scores?: ScoredSkill[];
+  /** Model selectors (results version 2): the tool calls of the answer, as the model made them. */
+  calls?: { name: string; args: Record<string, unknown> }[];
+  /** Model selectors (results version 2): the text of the answer (what the model said instead of, or beside, a call). */
+  answer?: string;
+  /** Model selectors: why the answer ended: as the provider said (end_turn, tool_use, STOP, ...) for an answer; for
+   * an error row of kind `stop`, the normalised reason (length, safety, refusal, malformed, other). */
+  stopReason?: string;
   usage?: Usage;
   costUsd?: number;
   cached?: boolean;
@@ -257,15 +262,25 @@ export interface Completeness {
   stopped?: string;
 }
 
+/** One skill of the catalogue a results file was measured on. */
+export interface ResultsSkill {
+  name: string;
+  hash: string;
+  category: string;
+  /** Version 2: the description as measured, so that a later comparison can show what changed (absent in version 1). */
+  description?: string;
+}
+
 export interface ResultsFile {
   schema: 'skillbench.results';
-  version: 1;
+  /** 2 adds the skills' descriptions and the model's answers; a version-1 file reads as one without them. */
+  version: 1 | 2;
   command: 'eval-trigger' | 'suggest-eval' | 'eval-quality';
   createdAt: string;
   skillbenchVersion: string;
   /** Every option that shaped the run. */
   settings: Record<string, unknown>;
-  catalogue: { source: string; format?: CatalogueFormat; skills: { name: string; hash: string; category: string }[] };
+  catalogue: { source: string; format?: CatalogueFormat; skills: ResultsSkill[] };
   requests: EvalRequest[];
   runs: SelectorRun[];
   /** Baseline comparison, when one was run. */
@@ -490,10 +505,14 @@ export interface Lane {
   outputTokens: number;
   costUsd: number;
   errors: number;
+  /** A lane that calls no model (offline selectors): no tokens, dollars, cache hits or calls in flight to show. */
+  offline?: boolean;
+  /** What the lane is doing before it counts anything (e.g. "loading the offline model (first run only)"). */
+  status?: string;
 }
 
 export interface Progress {
-  lane(name: string, total: number): Lane;
+  lane(name: string, total: number, opts?: { offline?: boolean }): Lane;
   /** Ends the live view; the final tables are printed after. */
   stop(): void;
 }

@@ -22,7 +22,8 @@ for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENA
 
 const root = path.resolve(__dirname, '..');
 const FIXTURE = path.join(root, 'fixtures/hosts/catalogue');
-const ENV = { GEMINI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key', OPENAI_API_KEY: 'test-key' };
+// Wide columns: the assertions read whole report lines (a narrow $COLUMNS would wrap them).
+const ENV = { GEMINI_API_KEY: 'test-key', ANTHROPIC_API_KEY: 'test-key', OPENAI_API_KEY: 'test-key', COLUMNS: '240' };
 
 /** What a provider's SDK sent, read back in one shape. */
 interface Sent {

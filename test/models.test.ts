@@ -426,3 +426,15 @@ describe('secrets reach no output', () => {
     }
   });
 });
+
+describe('prompt caching, as it really behaves', () => {
+  it('tokens and --dry-run say whether the stable prefix reaches the model\'s cache minimum', async () => {
+    const tokens = await runCli(['tokens', '--skills', 'skills'], { cwd: path.resolve(__dirname, '..') });
+    expect(tokens.code).toBe(0);
+    for (const p of ['gemini', 'anthropic', 'openai']) expect(tokens.stdout).toMatch(new RegExp(`prompt cache: the stable prefix \\(~[\\d,]+ tokens\\) .*${p}/`));
+    // claude-haiku-4-5's minimum (4,096) is above this small catalogue's prefix: never cached, and said so.
+    const dry = await evalTrigger('anthropic', 'http://127.0.0.1:9', ['--model', 'claude-haiku-4-5', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/prompt cache: the stable prefix \(~[\d,]+ tokens\) is below anthropic\/claude-haiku-4-5's minimum of 4,096: it is never cached/);
+  });
+});

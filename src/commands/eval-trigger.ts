@@ -88,10 +88,11 @@ async function run(opts: Options, version: string): Promise<void> {
   // Check the output names before the run, so a typo does not throw away a paid run.
   for (const file of opts.output ?? []) formatOf(file);
 
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
+  const { wrapNotice } = await import('../colors.js');
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }
@@ -108,6 +109,12 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
+  // A replay that missed says so before its tables: their model rows are errors, not decisions.
+  if (opts.cacheOnly) {
+    const { cacheOnlyNotice } = await import('../dryrun.js');
+    const notice = cacheOnlyNotice(outcome, opts.cacheDir);
+    if (notice) console.error(notice);
+  }
 
   const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
   let verdict: GateVerdict | undefined;
@@ -137,9 +144,9 @@ async function run(opts: Options, version: string): Promise<void> {
     results.gate = v;
   }
 
-  process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  process.stdout.write(renderTerminalReport(results, metrics, (await import('../colors.js')).layoutFor()));
   const { renderHostReport } = await import('../hosts/notes.js');
-  process.stdout.write(renderHostReport(results, computeMetrics));
+  process.stdout.write(renderHostReport(results, computeMetrics, (await import('../colors.js')).layoutFor().width));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) {

@@ -2,6 +2,7 @@
 // its budget, which its own per-description cut shortened; the requests whose gold skill the model could not see in
 // full (eval-trigger reports them apart); and validate's warning when a catalogue is over a host's budget.
 import { skillFieldLine } from '../catalogue.js';
+import { wrap } from '../text.js';
 import type { EvalRequest, HostSummary, ListingSummary, Problem, ResultsFile, SelectorMetrics, SelectorRun, Skill } from '../types.js';
 import { withStatus, type Listing } from './listing.js';
 import type { Host } from './profile.js';
@@ -154,7 +155,7 @@ export function budgetProblems(host: Host, listing: Listing, skills: Skill[], so
  * the requests whose gold skill the model could not see in full (apart), and each model-based selector's wrong load
  * on the requests whose gold skill it could see. Empty for the generic host when every skill was listed in full.
  */
-export function renderHostReport(results: ResultsFile, metricsOf: (run: SelectorRun, requests: EvalRequest[]) => SelectorMetrics): string {
+export function renderHostReport(results: ResultsFile, metricsOf: (run: SelectorRun, requests: EvalRequest[]) => SelectorMetrics, width = 120): string {
   const h = results.host;
   if (!h) return '';
   const notes = [...listingNotes(h.name, h.listing), ...visibilityNotes(results.requests, h.listing)];
@@ -173,5 +174,11 @@ export function renderHostReport(results: ResultsFile, metricsOf: (run: Selector
       out.push(`  ${run.selector}: wrong load ${rate} (${m.wrongLoad.k}/${m.wrongLoad.n}) on the requests whose gold skill was listed in full`);
     }
   }
-  return `${out.join('\n')}\n`;
+  return `${out.flatMap((line) => fit(line, width)).join('\n')}\n`;
+}
+
+/** One report line in `width` columns: wrapped at words, continuation lines indented under it. */
+function fit(line: string, width: number): string[] {
+  const indent = /^ */.exec(line)![0];
+  return wrap(line.slice(indent.length), Math.max(20, width - indent.length - 2)).map((l, i) => `${indent}${i ? '  ' : ''}${l}`);
 }

@@ -42,7 +42,7 @@ export function renderMarkdown(input: ReportInput): string {
     const accuracy = shape.oneSided ? 'undefined' : rateCell(m.accuracy);
     out.push(
       `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${accuracy} | ${m.errors} | ` +
-        `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
+        `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${m.meanInputTokens === null && !m.costUsd ? '' : usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
     );
   });
   out.push(

@@ -43,6 +43,15 @@ export function callErrorFields(err: unknown): Pick<Decision, 'error' | 'errorKi
   return { error, errorKind: 'call' };
 }
 
+/** What the answer was, for the report's drill-down: its tool calls, its text and why it ended (each when present). */
+export function answerRecord(response: ChatResponse): Pick<Decision, 'calls' | 'answer' | 'stopReason'> {
+  const out: Pick<Decision, 'calls' | 'answer' | 'stopReason'> = {};
+  if (response.calls.length) out.calls = response.calls.map((c) => ({ name: c.name, args: c.args ?? {} }));
+  if (response.text.trim()) out.answer = response.text;
+  if (response.stopReason) out.stopReason = response.stopReason;
+  return out;
+}
+
 /** Turns a failed call into the decision's `error` text; anything else is a bug and is thrown. */
 export function callErrorText(err: unknown): string | null {
   // ProviderError covers failed calls, --cache-only misses and --dry-run skips (their classes extend it).
@@ -63,7 +72,8 @@ export async function decideWithModel(
 ): Promise<Decision> {
   try {
     const result = await client.chat(frame.request(request.text), { sample: run, lane });
-    const decision = decisionFromResponse(frame.host, result.response, skills, request.id, run);
+    // The answer's record first: an undecided turn's stop reason (no-load) wins over the response's own.
+    const decision = { ...answerRecord(result.response), ...decisionFromResponse(frame.host, result.response, skills, request.id, run) };
     decision.usage = result.response.usage;
     decision.costUsd = result.costUsd;
     decision.cached = result.cached;

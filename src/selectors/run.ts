@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ProviderError, UserError } from '../errors.js';
 import { safeUrl } from '../secrets.js';
 import { chooseThreshold, scoredItem, topOf } from '../metrics.js';
+import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import type { Host } from '../hosts/profile.js';
 import type { HostCliOptions, ProviderOptions } from '../options.js';
 import type {
@@ -129,14 +130,18 @@ export interface RunContext {
   calibrationShared?: number;
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; runStopped?: string | null } }>;
-  embedder: () => Promise<EmbeddingProvider>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; cacheHits?: number; runStopped?: string | null } }>;
+  /** `onLoad`: called before the embedding model is first loaded (a vector is not cached), so the wait can be named. */
+  embedder: (onLoad?: () => void) => Promise<EmbeddingProvider>;
 }
 
 /** Runs the selectors: the model's calls start first and run while the offline selectors compute; hybrid once similarity is ready. */
 export async function runSelectors(ctx: RunContext, selectors: SelectorName[], opts: EvalTriggerOptions): Promise<SelectorRun[]> {
   const { skills, requests, progress } = ctx;
-  const lanes = new Map(selectors.map((s) => [s, progress.lane(s, CHAT_SELECTORS.includes(s) ? requests.length * opts.runs : requests.length)]));
+  const lanes = new Map(selectors.map((s) => {
+    const chat = CHAT_SELECTORS.includes(s);
+    return [s, progress.lane(s, chat ? requests.length * opts.runs : requests.length, { offline: !chat })];
+  }));
   const runs = new Map<SelectorName, SelectorRun>();
   const chat: Promise<void>[] = [];
   // The client first: a missing key fails before anything is computed, and the model's calls (network-bound) run
@@ -167,7 +172,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   // similarity and hybrid share one ranking; a failed embedding provider makes both runs errors, not a crash.
   let similarity: ScoredSkill[][] | undefined;
   if (selectors.includes('similarity') || selectors.includes('hybrid')) {
-    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'));
+    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'), lanes.get('similarity') ?? lanes.get('hybrid'));
     similarity = ranked.rankings;
     for (const run of ranked.runs) runs.set(run.selector as SelectorName, run);
   }
@@ -191,13 +196,19 @@ async function rankSimilarity(
   selectors: SelectorName[],
   opts: EvalTriggerOptions,
   lane: Lane | undefined,
+  statusLane: Lane | undefined,
 ): Promise<{ rankings?: ScoredSkill[][]; runs: SelectorRun[] }> {
   const { skills, requests } = ctx;
-  const embedder = await ctx.embedder();
+  // The silent wait named: loading the embedding model (a first run; later runs read cached vectors) and embedding.
+  const offline = (opts.embeddings ?? 'use') === 'use';
+  const embedder = await ctx.embedder(() => {
+    if (statusLane) statusLane.status = offline ? 'loading the offline model (first run only)' : `embedding with ${opts.embeddings}`;
+  });
   const source = { provider: embedder.id, model: embedder.model };
   try {
     const { createSimilarityRanker } = await import('./similarity.js');
     const ranker = await createSimilarityRanker(embedder, skills);
+    if (statusLane?.status) statusLane.status = 'embedding the requests';
     // hybrid shows the model the top k: keep at least k candidates even where a large catalogue keeps 10.
     const keep = (count: number) => Math.max(keepTop(count), opts.k);
     // Requests with their own candidates: every skill ranked, then cut to the candidates (see restrictRankings).
@@ -206,6 +217,7 @@ async function rankSimilarity(
       return hasCandidates(rs) ? restrictRankings(await ranker.rank(texts, { lane: l, keep: skills.length }), rs, keep) : ranker.rank(texts, { lane: l, keep: keep(skills.length) });
     };
     const rankings = await rank(requests, lane);
+    if (statusLane) statusLane.status = undefined;
     if (!selectors.includes('similarity')) return { rankings, runs: [] };
     const threshold = await thresholdFor('similarity', opts, rankings, ctx, () => rank(ctx.calibration!));
     return { rankings, runs: [scoreRun('similarity', requests, rankings, threshold, source)] };
@@ -280,6 +292,8 @@ export interface EvalTriggerOutcome {
   dryRun?: string;
   /** --cache-only requests that were not in the cache (counted as errors in the decisions). */
   cacheMisses: number;
+  /** Model requests answered from the cache. */
+  cacheHits: number;
 }
 
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
@@ -298,8 +312,9 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
   const availability = availableSelectors(opts.selectors, chatReachable, someRequestNamesASkill(inputs.requests));
-  if (availability.message) for (const line of availability.message.split('\n')) deps.notice(line);
   checkThresholdRange(opts.threshold, availability.run);
+  if (opts.dryRun) return dryRunOnly(inputs, availability, opts, host, deps);
+  if (availability.message) for (const line of availability.message.split('\n')) deps.notice(line);
   if (opts.runs > 1 && !availability.run.some((s) => CHAT_SELECTORS.includes(s))) {
     deps.notice(`skillbench: --runs ${opts.runs} repeats model and hybrid requests only; ${availability.run.join(', ')} decide the same every time, so each runs once`);
   }
@@ -317,7 +332,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
-    embedder: async () => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts),
+    embedder: async (onLoad) => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts, { onEmbeddingLoad: onLoad }),
   };
   let runs: SelectorRun[];
   try {
@@ -337,8 +352,42 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     },
     clientSummary: chat?.summary(),
     cacheMisses: chat?.stats?.().cacheMisses ?? 0,
-    dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
+    cacheHits: chat?.stats?.().cacheHits ?? 0,
   };
+}
+
+/**
+ * --dry-run: only the selectors that call a model run, against a client that calls nothing (hybrid still ranks by
+ * similarity offline, for its shortlists); the outcome is the estimate alone. With no such selector nothing runs.
+ */
+async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, host: Host, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  const { describeDryRun, offlineDryRun } = await import('../dryrun.js');
+  const header = resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion);
+  const chatSelectors = availability.run.filter((s) => CHAT_SELECTORS.includes(s));
+  const offline = availability.run.filter((s) => !CHAT_SELECTORS.includes(s));
+  if (!chatSelectors.length) {
+    deps.progress.stop();
+    return { results: { ...header, runs: [] }, cacheMisses: 0, cacheHits: 0, dryRun: offlineDryRun(offline, inputs.requests.length, availability.skipped) };
+  }
+  const client = await import('../client.js');
+  const chat = await client.createChatClient(opts);
+  const ctx: RunContext = {
+    ...inputs,
+    host,
+    progress: deps.progress,
+    chatClient: async () => chat,
+    embedder: async (onLoad) => client.createEmbedder({ ...opts, cacheOnly: false }, { onEmbeddingLoad: onLoad }),
+  };
+  try {
+    await runSelectors(ctx, chatSelectors, opts);
+  } finally {
+    deps.progress.stop();
+  }
+  const notes = [
+    `estimated: ${chatSelectors.join(', ')}${opts.runs > 1 ? ` (${opts.runs} runs each)` : ''}`,
+    ...(offline.length ? [`not run: ${offline.join(', ')} (no model call, nothing to estimate)`] : []),
+  ];
+  return { results: { ...header, runs: [] }, cacheMisses: 0, cacheHits: 0, dryRun: describeDryRun(chat.dryRunReport(), notes) };
 }
 
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
@@ -347,7 +396,7 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'eval-trigger',
     createdAt: new Date().toISOString(),
     skillbenchVersion: version,
@@ -379,7 +428,7 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
     catalogue: {
       source: relative(inputs.catalogue.source),
       ...(format ? { format } : {}),
-      skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: inputs.skills.map(resultsSkill),
     },
     requests: inputs.requests,
   };

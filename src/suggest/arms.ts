@@ -11,7 +11,7 @@ import { hostSummary } from '../hosts/notes.js';
 import { loadBuiltin, type Host } from '../hosts/profile.js';
 import { hostFrame, type HostFrame } from '../hosts/request.js';
 import { callErrorText, decisionFromResponse } from '../selectors/model.js';
-import { RESULTS_SCHEMA, RESULTS_VERSION } from '../results.js';
+import { RESULTS_SCHEMA, RESULTS_VERSION, resultsSkill } from '../results.js';
 import type {
   Catalogue,
   Decision,
@@ -243,7 +243,7 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
     catalogue: {
       source: catalogue.source,
       ...(frame.host.catalogue.listing.format ? { format: frame.host.catalogue.listing.format } : {}),
-      skills: catalogue.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: catalogue.skills.map(resultsSkill),
     },
     requests,
     runs: [baselineRun, suggestRun, oracleRun],
