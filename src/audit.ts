@@ -2,10 +2,26 @@
 // Offline by default (an o200k estimate); exact with a provider's count-tokens API through `auditCatalogueWith`.
 import Table from 'cli-table3';
 import { readResourceText } from './catalogue.js';
-import { renderCatalogue, renderLoadAll, renderSkillContent, visible } from './prompt.js';
+import { bareMinimumTokens, decisionTokens } from './hosts/minimum.js';
+import { listingNotes, listingSummary } from './hosts/notes.js';
+import { genericHost, type Host } from './hosts/profile.js';
+import { hostFrame, type HostFrame } from './hosts/request.js';
+import { renderAlwaysBlock, renderLoadAll, renderSkillContent, visible } from './prompt.js';
 import { countTokens, TOKENIZER_NAME } from './tokenizer.js';
 import { allProfileToolDeclarations, skillToolDeclarations } from './tools.js';
 import type { Catalogue, CatalogueFormat, TokenAudit, ToolDeclaration } from './types.js';
+
+/** A host, or (the generic host with) one of the listing presets. */
+export type AuditHost = Host | CatalogueFormat;
+
+function asHost(h: AuditHost): Host {
+  return typeof h === 'string' ? genericHost(h) : h;
+}
+
+/** The audit's label of a host's listing: its preset, or 'template' for a host's own form. */
+function formatOf(host: Host): TokenAudit['format'] {
+  return host.catalogue.listing.format ?? 'template';
+}
 
 /** The texts an audit measures, rendered exactly as the agent harness sends them. */
 export interface AuditTexts {
@@ -17,11 +33,15 @@ export interface AuditTexts {
   allTools: ToolDeclaration[];
 }
 
-export function auditTexts(catalogue: Catalogue, format: CatalogueFormat): AuditTexts {
+export function auditTexts(catalogue: Catalogue, host: AuditHost): AuditTexts & { frame: HostFrame } {
   const skills = visible(catalogue.skills);
-  const baseTools = skillToolDeclarations(catalogue.skills);
+  const frame = hostFrame(asHost(host), catalogue.skills);
+  const baseTools = skillToolDeclarations(catalogue.skills, frame.tools);
+  const always = skills.filter((s) => s.state === 'always');
   return {
-    level1: renderCatalogue(catalogue.skills, format),
+    frame,
+    // Level 1 is the listing itself (with the always-loaded bodies); the host's words around it count in `decision`.
+    level1: always.length ? `${frame.listing.text}\n\n${renderAlwaysBlock(always)}` : frame.listing.text,
     level2: skills.map((s) => ({ name: s.name, text: renderSkillContent(s) })),
     level3: skills.flatMap((s) => s.resources.map((path) => ({ name: s.name, path, text: readResourceText(s, path) }))),
     loadAll: renderLoadAll(catalogue.skills, readResourceText),
@@ -36,12 +56,16 @@ export function toolsText(tools: ToolDeclaration[]): string {
 }
 
 /** Offline audit with the o200k tokenizer (an estimate for non-OpenAI models). */
-export function auditCatalogue(catalogue: Catalogue, format: CatalogueFormat): TokenAudit {
-  const t = auditTexts(catalogue, format);
-  return assemble(t, format, TOKENIZER_NAME, false, {
+export function auditCatalogue(catalogue: Catalogue, host: AuditHost): TokenAudit {
+  const t = auditTexts(catalogue, host);
+  const audit = assemble(t, formatOf(t.frame.host), TOKENIZER_NAME, false, {
     text: countTokens,
     tools: (tools) => countTokens(toolsText(tools)),
   });
+  // One decision without a request: what the host sends on every first turn, against the bare minimum.
+  const tokens = decisionTokens(t.frame.request('')).total;
+  const bare = bareMinimumTokens(catalogue.skills, '');
+  return { ...audit, decision: { tokens, bareMinimum: bare, ratio: bare === 0 ? 0 : round(tokens / bare, 2) } };
 }
 
 /** A counter backed by a provider (exact counts); `tools` measures a tool list's share of a request. */
@@ -52,8 +76,8 @@ export interface AsyncCounter {
 }
 
 /** The same audit with a provider's counts (every text counted once, in parallel as the counter allows). */
-export async function auditCatalogueWith(catalogue: Catalogue, format: CatalogueFormat, counter: AsyncCounter): Promise<TokenAudit> {
-  const t = auditTexts(catalogue, format);
+export async function auditCatalogueWith(catalogue: Catalogue, host: AuditHost, counter: AsyncCounter): Promise<TokenAudit> {
+  const t = auditTexts(catalogue, host);
   const texts = [t.level1, t.loadAll, ...t.level2.map((x) => x.text), ...t.level3.map((x) => x.text)];
   const counts = new Map<string, number>();
   await Promise.all([...new Set(texts)].map(async (x) => counts.set(x, await counter.text(x))));
@@ -62,12 +86,12 @@ export async function auditCatalogueWith(catalogue: Catalogue, format: Catalogue
     [t.baseTools, base],
     [t.allTools, all],
   ]);
-  return assemble(t, format, counter.name, true, { text: (x) => counts.get(x)!, tools: (x) => toolCounts.get(x)! });
+  return assemble(t, formatOf(t.frame.host), counter.name, true, { text: (x) => counts.get(x)!, tools: (x) => toolCounts.get(x)! });
 }
 
 function assemble(
-  t: AuditTexts,
-  format: CatalogueFormat,
+  t: AuditTexts & { frame: HostFrame },
+  format: TokenAudit['format'],
   tokenizer: string,
   exact: boolean,
   count: { text: (s: string) => number; tools: (t: ToolDeclaration[]) => number },
@@ -76,10 +100,13 @@ function assemble(
   const loadAll = count.text(t.loadAll);
   const base = count.tools(t.baseTools);
   const allProfiles = count.tools(t.allTools);
+  const host = t.frame.host;
   return {
     tokenizer,
     exact,
     format,
+    ...(host.name !== 'generic' ? { host: host.name } : {}),
+    listing: listingSummary(host, t.frame.listing),
     level1,
     level2: t.level2.map((x) => ({ name: x.name, tokens: count.text(x.text) })),
     level3: t.level3.map((x) => ({ name: x.name, path: x.path, tokens: count.text(x.text) })),
@@ -105,7 +132,9 @@ const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 /** The audit as terminal tables: a summary, then one line per skill (and per resource with perResource). */
 export function renderAuditTables(audit: TokenAudit, opts: { source: string; perResource: boolean }): string {
   const label = audit.exact ? `exact (${audit.tokenizer})` : `estimate (${audit.tokenizer})`;
-  const out: string[] = [`Token audit of ${opts.source}, catalogue format ${audit.format}: ${label}`];
+  const host = audit.host ? `host ${audit.host}, ` : '';
+  const out: string[] = [`Token audit of ${opts.source}, ${host}catalogue format ${audit.format}: ${label}`];
+  if (audit.listing) out.push(...listingNotes(audit.host ?? 'generic', audit.listing));
 
   const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
   const bodies = audit.level2.map((s) => s.tokens);
@@ -120,6 +149,13 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
     ['tool schemas: every tool profile expanded', n(audit.tools.allProfiles)],
     ['tool schema reduction', `${audit.tools.reductionPercent.toFixed(1)}%`],
   );
+  if (audit.decision) {
+    summary.push(
+      ['one decision (system, tools, catalogue; without the request)', n(audit.decision.tokens)],
+      ['bare minimum (name: description lines, tool with enum)', n(audit.decision.bareMinimum)],
+      ['ratio decision / bare minimum', `${audit.decision.ratio.toFixed(2)}x`],
+    );
+  }
   out.push(summary.toString());
 
   const perSkill = new Table({ head: ['skill', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });

@@ -5,7 +5,9 @@
 import { BudgetExceededError, type ChatCaller } from './client.js';
 import { ProviderError } from './errors.js';
 import { SkillLoader, type ExecutedTool, type HarnessMode, type ToolLevel } from './loader.js';
-import { renderCatalogue, renderLoadAll } from './prompt.js';
+import { genericHost, type Host } from './hosts/profile.js';
+import { hostFrame, type HostFrame } from './hosts/request.js';
+import { renderLoadAll } from './prompt.js';
 import type { SandboxOptions } from './sandbox.js';
 import { countTokens } from './tokenizer.js';
 import type { Catalogue, CatalogueFormat, FunctionCall, Lane, Message, SystemBlock, ToolResult, Usage } from './types.js';
@@ -19,6 +21,10 @@ export const PROGRESSIVE_PREAMBLE =
   'specific tasks. The available skills are listed below. When a request matches a skill, call activate_skill with ' +
   'its name before answering and follow the instructions it returns: read its files with read_skill_file and run ' +
   'its scripts with run_skill_script when the instructions say so. When no skill fits, answer directly.';
+
+/** After a host's own words: the level-3 tools skillbench gives every host's agent. */
+export const LEVEL_THREE_NOTE =
+  'Once a skill is loaded, read the files it lists with read_skill_file and run its scripts with run_skill_script when its instructions say so.';
 
 export const LOAD_ALL_PREAMBLE =
   'You are a helpful assistant with access to skills: folders of instructions, reference files and scripts for ' +
@@ -35,6 +41,9 @@ export type AgentClient = ChatCaller;
 
 export interface HarnessOptions {
   mode: HarnessMode;
+  /** The agent whose prompt the loop reproduces (default: generic). */
+  host?: Host;
+  /** The generic host's listing preset (ignored with `host`). */
   format?: CatalogueFormat;
   maxTurns?: number;
   sandbox?: SandboxOptions;
@@ -117,11 +126,14 @@ export interface AgentRun {
 /** Runs one request through the loop. Provider failures end the run with stop 'error' (the trace so far is kept). */
 export async function runAgent(client: AgentClient, catalogue: Catalogue, request: string, opts: HarnessOptions): Promise<AgentRun> {
   const maxTurns = opts.maxTurns ?? DEFAULT_MAX_TURNS;
-  const loader = new SkillLoader(catalogue, { mode: opts.mode, sandbox: opts.sandbox });
-  const prefix = stablePrefix(catalogue, loader, opts.mode, opts.format ?? 'xml');
-  const messages: Message[] = [{ role: 'user', content: request }];
+  const frame = opts.mode === 'progressive' ? harnessFrame(catalogue, opts.host ?? genericHost(opts.format)) : undefined;
+  const loader = new SkillLoader(catalogue, { mode: opts.mode, sandbox: opts.sandbox, host: frame });
+  const prefix = frame ? frame.system.map((b) => b.text).join('\n\n') : loadAllPrefix(catalogue, loader);
+  const messages: Message[] = [{ role: 'user', content: frame ? frame.userMessage(request) : request }];
   const ledger = new Ledger();
-  ledger.add('system', countTokens(prefix), 1);
+  // Level 1 counts as the catalogue wherever the host puts it (a listing in the user's turn included).
+  const inUserTurn = frame && frame.host.catalogue.placement === 'user-message' ? countTokens(frame.catalogueText) : 0;
+  ledger.add('system', countTokens(prefix) + inUserTurn, 1);
   ledger.add('request', countTokens(request), 1);
 
   const run: AgentRun = {
@@ -153,7 +165,7 @@ export async function runAgent(client: AgentClient, catalogue: Catalogue, reques
     const block = loader.loadedBlock();
     if (block !== lastBlock) ledger.add('other', countTokens(block) - (lastBlock ? countTokens(lastBlock) : 0), turn);
     lastBlock = block;
-    const system: SystemBlock[] = [{ text: prefix, cache: true }];
+    const system: SystemBlock[] = prefix ? [{ text: prefix, cache: true }] : [];
     if (block) system.push({ text: block });
 
     let res;
@@ -249,10 +261,18 @@ function traceToolCall(call: FunctionCall, done: ExecutedTool): TraceToolCall {
   };
 }
 
-/** The system text that never changes during a run: the preamble and level 1 (progressive) or everything (load-all). */
-export function stablePrefix(catalogue: Catalogue, loader: SkillLoader, mode: HarnessMode, format: CatalogueFormat): string {
-  if (mode === 'load-all') return `${LOAD_ALL_PREAMBLE}\n\n${renderLoadAll(catalogue.skills, loader.readResource)}`;
-  return `${PROGRESSIVE_PREAMBLE}\n\n${renderCatalogue(catalogue.skills, format)}`;
+/** Load-all mode's system text, which never changes during a run: every skill with all of its files. */
+export function loadAllPrefix(catalogue: Catalogue, loader: SkillLoader): string {
+  return `${LOAD_ALL_PREAMBLE}\n\n${renderLoadAll(catalogue.skills, loader.readResource)}`;
+}
+
+/**
+ * Progressive mode's first turn under a host: its system text and catalogue, and skillbench's agent words (the
+ * generic host has none of its own) or a note on the level-3 tools every host's agent is given.
+ */
+export function harnessFrame(catalogue: Catalogue, host: Host): HostFrame {
+  const agentWords = host.name === 'generic' && host.system === '' ? PROGRESSIVE_PREAMBLE : LEVEL_THREE_NOTE;
+  return hostFrame(host, catalogue.skills, { agentWords });
 }
 
 function sourceOf(level: ToolLevel): TokenSource {

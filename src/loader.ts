@@ -6,6 +6,8 @@ import { join, posix } from 'node:path';
 import { compareStrings } from './catalogue.js';
 import { renderSkillContent } from './prompt.js';
 import { isInside, runScript, type SandboxOptions, type ScriptResult } from './sandbox.js';
+import { readCall } from './hosts/decision.js';
+import type { HostFrame } from './hosts/request.js';
 import { ACTIVATE_SKILL, READ_SKILL_FILE, RUN_SKILL_SCRIPT, profileToolDeclarations, skillToolDeclarations } from './tools.js';
 import type { Catalogue, FunctionCall, Skill, ToolDeclaration, ToolResult } from './types.js';
 
@@ -27,6 +29,8 @@ export interface LoaderOptions {
   sandbox?: SandboxOptions;
   /** Bytes of a file returned by read_skill_file (and inlined in load-all mode); the rest is cut and marked. */
   maxResourceBytes?: number;
+  /** The host whose loading tool (and other tools) the model is given; default: the generic host's activate_skill. */
+  host?: HostFrame;
 }
 
 export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
@@ -72,7 +76,7 @@ export class SkillLoader {
   tools(): ToolDeclaration[] {
     const skills = this.visibleSkills;
     if (skills.length === 0) return [];
-    const base = skillToolDeclarations(skills);
+    const base = skillToolDeclarations(skills, this.options.host?.tools);
     const skillTools =
       this.mode === 'progressive' ? base : skills.some((s) => s.resources.some((r) => r.startsWith('scripts/'))) ? base.filter((t) => t.name === RUN_SKILL_SCRIPT) : [];
     const profileTools = profileToolDeclarations(this.catalogue, this.unlockedProfiles());
@@ -93,12 +97,15 @@ export class SkillLoader {
         const tools = profileToolDeclarations(this.catalogue, s.toolProfiles.filter((p) => p in this.catalogue.toolProfiles)).map((t) => t.name);
         return `- ${s.name} (version ${s.hash})${tools.length ? `; tools unlocked: ${tools.join(', ')}` : ''}`;
       });
-    return ['<loaded_skills>', 'Skills already loaded in this conversation (their instructions are in the activate_skill results; do not activate them again):', ...lines, '</loaded_skills>'].join('\n');
+    const tool = this.options.host?.host.loading.tool.name ?? ACTIVATE_SKILL;
+    return ['<loaded_skills>', `Skills already loaded in this conversation (their instructions are in the ${tool} results; do not load them again):`, ...lines, '</loaded_skills>'].join('\n');
   }
 
   /** Runs one tool call. Never throws: every refusal or failure comes back as an isError result for the model. */
   async execute(call: FunctionCall): Promise<ExecutedTool> {
     try {
+      const frame = this.options.host;
+      if (frame && call.name === frame.host.loading.tool.name) return this.hostLoad(frame, call);
       switch (call.name) {
         case ACTIVATE_SKILL:
           return this.activate(call);
@@ -118,6 +125,31 @@ export class SkillLoader {
     if (this.mode === 'load-all') return refusal(call, 'activate_skill is not available: every skill is already in the system prompt');
     const skill = this.skillArg(call);
     if (typeof skill === 'string') return refusal(call, skill);
+    return this.activateSkill(call, skill, renderSkillContent(skill));
+  }
+
+  /**
+   * A call to the host's loading tool: a load as the host reads it activates the skill. A file-read host gets the
+   * SKILL.md as its file tool would show it; anything else its file tool is asked for is refused (skillbench runs no
+   * shell: the level-3 tools serve files and scripts).
+   */
+  private hostLoad(frame: HostFrame, call: FunctionCall): ExecutedTool {
+    if (this.mode === 'load-all') return refusal(call, `${call.name} is not available: every skill is already in the system prompt`);
+    const loading = frame.host.loading;
+    if (loading.kind === 'tool' && (typeof call.args[loading.tool.argument] !== 'string' || call.args[loading.tool.argument] === '')) {
+      return refusal(call, `missing argument "${loading.tool.argument}" (the skill name)`);
+    }
+    const reading = readCall(frame.host, call, this.visibleSkills);
+    if (reading.kind === 'unknown') return refusal(call, `unknown skill "${reading.asked}"`);
+    if (reading.kind === 'other') {
+      return refusal(call, `skillbench simulates only reading a listed SKILL.md with ${call.name}; read a loaded skill's files with ${READ_SKILL_FILE} and run its scripts with ${RUN_SKILL_SCRIPT}`);
+    }
+    const skill = this.byName.get(reading.skill)!;
+    const content = frame.host.loading.kind === 'file-read' && skill.dir ? readCapped(skill.file, this.options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES) : renderSkillContent(skill);
+    return this.activateSkill(call, skill, content);
+  }
+
+  private activateSkill(call: FunctionCall, skill: Skill, content: string): ExecutedTool {
     if (skill.state === 'always') return ok(call, 'body', `Skill "${skill.name}" is always loaded: its instructions are in the system prompt.`);
     if (this.activated.includes(skill.name)) {
       return ok(call, 'body', `Skill "${skill.name}" is already loaded (version ${skill.hash}): its instructions are earlier in this conversation.`);
@@ -125,7 +157,7 @@ export class SkillLoader {
     this.activated.push(skill.name);
     const unknown = skill.toolProfiles.filter((p) => !(p in this.catalogue.toolProfiles));
     const note = unknown.length ? `\n(tool profile${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not declared in this catalogue: no tools added)` : '';
-    return ok(call, 'body', renderSkillContent(skill) + note);
+    return ok(call, 'body', content + note);
   }
 
   private read(call: FunctionCall): ExecutedTool {

@@ -42,6 +42,23 @@ export function addProviderOptions(cmd: Command): Command {
     .option('--max-error-rate <rate>', 'share of calls that may fail before the run counts as incomplete (exit 4)', parseRate, 0);
 }
 
+/** Options of every command that reproduces an agent's prompt (--host). */
+export interface HostCliOptions {
+  host?: string;
+  listingBudget?: number;
+  systemPrompt?: string;
+}
+
+/** The built-in host profiles (data/hosts/*.json); a test keeps this help list equal to the files. */
+export const HOST_NAMES_HELP = 'generic, claude-code, claude-code-2.0, gemini-cli, hermes, codex, adk';
+
+export function addHostOptions(cmd: Command, defaultHost = 'generic'): Command {
+  return cmd
+    .option('--host <name|file>', `the agent whose prompt to reproduce: ${HOST_NAMES_HELP}, or a host profile file (.json, .yaml; see docs/hosts.md) (default: ${defaultHost})`)
+    .option('--listing-budget <chars>', "replace the host's skill listing budget (characters); the host's overflow steps apply past it", parsePositiveInt)
+    .option('--system-prompt <file>', "the host's own system prompt text (its exact words, which skillbench does not ship), replacing the profile's");
+}
+
 /** Options of every command that writes results. */
 export interface OutputOptions {
   output?: string[];

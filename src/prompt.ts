@@ -1,10 +1,14 @@
-// What the model sees of a catalogue: the level-1 listing (in one of three formats), a skill's content on
+// What the model sees of a catalogue: the level-1 listing (in one of skillbench's listing presets), a skill's content on
 // activation (level 2), and everything at once (load-all mode). Output is sorted and free of anything variable
 // (time, absolute paths, map order), so the same input gives byte-identical text and provider prompt caches hit.
-import { compareStrings } from './catalogue.js';
+// The listing itself is rendered by the host listing engine (src/hosts/listing.ts): a preset is a listing form.
+import { escapeXml, renderListing, visible } from './hosts/listing.js';
+import { presetListing } from './hosts/profile.js';
 import type { CatalogueFormat, Skill } from './types.js';
 
-export const CATALOGUE_FORMATS: readonly CatalogueFormat[] = ['xml', 'hermes', 'markdown'];
+export { escapeXml, visible };
+
+export const CATALOGUE_FORMATS: readonly CatalogueFormat[] = ['lines', 'xml', 'hermes', 'markdown'];
 
 /** Hermes' index cut: descriptions over 60 characters show their first 57 and "...". */
 export const HERMES_CUT = 60;
@@ -12,55 +16,10 @@ export const HERMES_CUT = 60;
 export const HERMES_DEFAULT_CATEGORY = 'general';
 
 export function renderCatalogue(skills: Skill[], format: CatalogueFormat): string {
-  const listed = visible(skills);
-  let listing: string;
-  switch (format) {
-    case 'xml':
-      listing = renderXml(listed);
-      break;
-    case 'hermes':
-      listing = renderHermes(listed);
-      break;
-    case 'markdown':
-      listing = renderMarkdown(listed);
-      break;
-    default:
-      throw new Error(`unknown catalogue format ${String(format)}`);
-  }
-  const always = listed.filter((s) => s.state === 'always');
+  if (!CATALOGUE_FORMATS.includes(format)) throw new Error(`unknown catalogue format ${String(format)}`);
+  const listing = renderListing(skills, presetListing(format)).text;
+  const always = visible(skills).filter((s) => s.state === 'always');
   return always.length === 0 ? listing : `${listing}\n\n${renderAlwaysBlock(always)}`;
-}
-
-/** Skills a model may see: every state but `never`, sorted by name. */
-export function visible(skills: Skill[]): Skill[] {
-  return skills.filter((s) => s.state !== 'never').sort((a, b) => compareStrings(a.name, b.name));
-}
-
-// The Agent Skills reference library (skills-ref `to-prompt`): one element per line, values XML-escaped.
-function renderXml(skills: Skill[]): string {
-  const lines = ['<available_skills>'];
-  for (const s of skills) {
-    lines.push('<skill>', '<name>', escapeXml(s.name), '</name>', '<description>', escapeXml(s.description), '</description>');
-    lines.push('<location>', escapeXml(s.location), '</location>', '</skill>');
-  }
-  lines.push('</available_skills>');
-  return lines.join('\n');
-}
-
-// Hermes' compact index: `  category:` headers (sorted), `    - name: description` lines sorted by name.
-function renderHermes(skills: Skill[]): string {
-  const byCategory = new Map<string, Skill[]>();
-  for (const s of skills) {
-    const c = s.category || HERMES_DEFAULT_CATEGORY;
-    byCategory.set(c, [...(byCategory.get(c) ?? []), s]);
-  }
-  const lines = ['<available_skills>'];
-  for (const category of [...byCategory.keys()].sort(compareStrings)) {
-    lines.push(`  ${category}:`);
-    for (const s of byCategory.get(category)!) lines.push(`    - ${s.name}: ${hermesDescription(s.description)}`);
-  }
-  lines.push('</available_skills>');
-  return lines.join('\n');
 }
 
 /** The description as Hermes' index shows it: whitespace collapsed, 57 characters + "..." past 60. */
@@ -70,21 +29,8 @@ export function hermesDescription(description: string): string {
   return chars.length > HERMES_CUT ? `${chars.slice(0, HERMES_CUT - 3).join('')}...` : flat;
 }
 
-function renderMarkdown(skills: Skill[]): string {
-  const lines = ['## Available skills', ''];
-  const categories = [...new Set(skills.map((s) => s.category))].sort(compareStrings);
-  const grouped = categories.length > 1 || (categories.length === 1 && categories[0] !== '');
-  for (const category of categories) {
-    if (grouped) lines.push(`### ${category || HERMES_DEFAULT_CATEGORY}`, '');
-    for (const s of skills.filter((x) => x.category === category)) {
-      lines.push(`- **${s.name}** (\`${s.location}\`): ${s.description.split(/\s+/).filter(Boolean).join(' ')}`);
-    }
-    if (grouped) lines.push('');
-  }
-  return lines.join('\n').trimEnd();
-}
-
-function renderAlwaysBlock(skills: Skill[]): string {
+/** The block of always-loaded skills' bodies that follows the listing. */
+export function renderAlwaysBlock(skills: Skill[]): string {
   return ['<always_loaded_skills>', ...skills.map(renderSkillContent), '</always_loaded_skills>'].join('\n');
 }
 
@@ -109,8 +55,4 @@ export function renderLoadAll(skills: Skill[], readResource: (skill: Skill, path
   }
   lines.push('</all_skills>');
   return lines.join('\n');
-}
-
-export function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }

@@ -5,6 +5,9 @@ import pLimit from 'p-limit';
 import { UserError } from './errors.js';
 import { readJsonFile } from './jsonfile.js';
 import { runAgent, type AgentClient, type AgentRun, type HarnessMode } from './harness.js';
+import { hostSummary } from './hosts/notes.js';
+import { genericHost, type Host } from './hosts/profile.js';
+import { hostFrame } from './hosts/request.js';
 import { wilson } from './metrics.js';
 import { RESULTS_VERSION, resultsSkill } from './results.js';
 import type { SandboxOptions } from './sandbox.js';
@@ -175,6 +178,8 @@ export function parseVerdict(text: string): JudgeVerdict {
 
 export interface QualityOptions {
   modes: HarnessMode[];
+  /** The agent whose prompt the loop reproduces (default: generic, with `format`). */
+  host?: Host;
   format?: CatalogueFormat;
   maxTurns?: number;
   sandbox?: SandboxOptions;
@@ -211,7 +216,7 @@ export async function evalQuality(
     cases.map((c) =>
       limit(async (): Promise<CaseOutcome> => {
         const lane = opts.lanes?.[mode];
-        const run = await runAgent(client, catalogue, c.request, { mode, format: opts.format, maxTurns: opts.maxTurns, sandbox: opts.sandbox, lane });
+        const run = await runAgent(client, catalogue, c.request, { mode, host: opts.host, format: opts.format, maxTurns: opts.maxTurns, sandbox: opts.sandbox, lane });
         const answer = run.answer ?? '';
         const check = run.answer === null ? { passed: false, failures: [run.stop === 'error' ? `no answer: ${run.error}` : 'no answer: --max-turns reached'] } : checkAnswer(answer, c.checks);
         let judge: CaseOutcome['judge'];
@@ -245,17 +250,20 @@ function toResults(catalogue: Catalogue, cases: QualityCase[], outcomes: CaseOut
     ...(judgeCost[mode] ? { extraCostUsd: judgeCost[mode] } : {}),
     decisions: outcomes.filter((o) => o.mode === mode).map(toDecision),
   }));
+  const host = opts.host ?? genericHost(opts.format);
+  const format = host.catalogue.listing.format;
   return {
     schema: 'skillbench.results',
     version: RESULTS_VERSION,
     command: 'eval-quality',
     createdAt: new Date().toISOString(),
     skillbenchVersion: opts.skillbenchVersion ?? '0.0.0',
-    settings: { modes: opts.modes, format: opts.format ?? 'xml', maxTurns: opts.maxTurns ?? 10, judge: Boolean(opts.judge), judgeThreshold: opts.judgeThreshold ?? 0.7, cases: opts.casesFile, ...opts.settings },
-    catalogue: { source: catalogue.source, format: opts.format ?? 'xml', skills: catalogue.skills.map(resultsSkill) },
+    settings: { modes: opts.modes, host: host.name, hostOrigin: host.origin, systemPrompt: host.systemFrom, format: format ?? 'template', maxTurns: opts.maxTurns ?? 10, judge: Boolean(opts.judge), judgeThreshold: opts.judgeThreshold ?? 0.7, cases: opts.casesFile, ...opts.settings },
+    catalogue: { source: catalogue.source, ...(format ? { format } : {}), skills: catalogue.skills.map(resultsSkill) },
     requests,
     runs,
     quality: summarise(opts.modes, outcomes, Boolean(opts.judge), judgeCost),
+    host: hostSummary(host, hostFrame(host, catalogue.skills).listing),
   };
 }
 

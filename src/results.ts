@@ -113,7 +113,24 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     for (const key of ['failed', 'total', 'maxErrorRate']) if (!num(comp[key])) bad(`completeness.${key}`, 'must be a number');
     if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
   }
+  if (root.host !== undefined) validateHost(root.host, bad, isObj, num);
   return data as ResultsFile;
+}
+
+/** The host summary (what the reports print about the listing): names and lists of skill names. */
+function validateHost(h: unknown, bad: (field: string, expected: string) => never, isObj: (v: unknown) => v is Record<string, unknown>, num: (v: unknown) => boolean): void {
+  if (!isObj(h)) bad('host', 'must be an object');
+  const host = h as Record<string, unknown>;
+  for (const key of ['name', 'title', 'origin', 'placement', 'loading']) if (typeof host[key] !== 'string') bad(`host.${key}`, 'must be a string');
+  if (!isObj(host.listing)) bad('host.listing', 'must be an object');
+  const l = host.listing as Record<string, unknown>;
+  for (const key of ['chars', 'fullChars']) if (!num(l[key])) bad(`host.listing.${key}`, 'must be a number');
+  for (const key of ['dropped', 'namesOnly', 'shortened', 'cut']) {
+    if (!Array.isArray(l[key]) || !(l[key] as unknown[]).every((x) => typeof x === 'string')) bad(`host.listing.${key}`, 'must be an array of skill names');
+  }
+  if (l.budget !== null && l.budget !== undefined) {
+    if (!isObj(l.budget) || !num(l.budget.chars) || typeof l.budget.step !== 'string' || typeof l.budget.over !== 'boolean') bad('host.listing.budget', 'must be {chars, from, step, over} or null');
+  }
 }
 
 function validateDecision(

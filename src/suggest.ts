@@ -28,8 +28,7 @@ export {
 export {
   ARMS,
   DEFAULT_PREAMBLE,
-  SKILL_VIEW_TOOL,
-  agentIndex,
+  suggestAgentHost,
   compareArms,
   requestCost,
   runSuggestEval,

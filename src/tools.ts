@@ -1,7 +1,9 @@
-// Declarations of the skill tools the model calls (progressive disclosure), and of the tool profiles a
-// catalogue declares in tool-profiles.json (tools a skill unlocks once it is loaded).
+// Declarations of the skill tools the model calls (progressive disclosure: the host's loading tool, then the level-3
+// tools), and of the tool profiles a catalogue declares in tool-profiles.json (tools a skill unlocks once loaded).
 import { compareStrings } from './catalogue.js';
 import { UserError } from './errors.js';
+import { loadBuiltin } from './hosts/profile.js';
+import { loadingToolDeclaration } from './hosts/request.js';
 import { visible } from './prompt.js';
 import type { Catalogue, Skill, ToolDeclaration } from './types.js';
 
@@ -9,29 +11,16 @@ export const ACTIVATE_SKILL = 'activate_skill';
 export const READ_SKILL_FILE = 'read_skill_file';
 export const RUN_SKILL_SCRIPT = 'run_skill_script';
 
-/** activate_skill with the names of the skills the model may load (never-state skills left out). */
+/** activate_skill with the names of the skills the model may load: the generic host's loading tool. */
 export function activateSkillTool(names: string[]): ToolDeclaration {
-  return {
-    name: ACTIVATE_SKILL,
-    description:
-      "Load a skill's full instructions. Call it when the user's request matches a skill in <available_skills>, " +
-      'before answering; do not call it when no skill fits the request.',
-    parameters: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', enum: [...names].sort(compareStrings), description: 'name of the skill to load' },
-      },
-      required: ['name'],
-    },
-  };
+  return loadingToolDeclaration({ ...loadBuiltin('generic'), origin: 'built-in' }, [...names].sort(compareStrings));
 }
 
-/** The three skill tools: activate_skill, read_skill_file(name, path), run_skill_script(name, path, args). */
-export function skillToolDeclarations(skills: Skill[]): ToolDeclaration[] {
+/** The level-3 tools, the same under every host: read_skill_file(name, path) and run_skill_script(name, path, args). */
+export function levelThreeTools(skills: Skill[]): ToolDeclaration[] {
   const names = visible(skills).map((s) => s.name);
   const skillName = { type: 'string', enum: names, description: 'name of a loaded skill' };
   return [
-    activateSkillTool(names),
     {
       name: READ_SKILL_FILE,
       description: "Read one of a loaded skill's files (a path listed in its <skill_resources>).",
@@ -55,6 +44,16 @@ export function skillToolDeclarations(skills: Skill[]): ToolDeclaration[] {
       },
     },
   ];
+}
+
+/**
+ * The agent loop's skill tools: the host's loading tool and other tools (from its frame; the generic host's
+ * activate_skill when none is given), then read_skill_file and run_skill_script.
+ */
+export function skillToolDeclarations(skills: Skill[], hostTools?: ToolDeclaration[]): ToolDeclaration[] {
+  const first = hostTools ?? [activateSkillTool(visible(skills).map((s) => s.name))];
+  const taken = new Set(first.map((t) => t.name));
+  return [...first, ...levelThreeTools(skills).filter((t) => !taken.has(t.name))];
 }
 
 /** The tools of the given profiles (in the order given, first declaration of a name wins). */

@@ -51,7 +51,7 @@ export interface Catalogue {
   problems: Problem[];
 }
 
-export type CatalogueFormat = 'xml' | 'hermes' | 'markdown';
+export type CatalogueFormat = 'lines' | 'xml' | 'hermes' | 'markdown';
 
 // ---------------------------------------------------------------- requests
 
@@ -340,6 +340,41 @@ export interface ResultsFile {
   languages?: LanguageSummary;
   /** eval-quality: per-mode answer quality and cost (each run's decisions carry the per-case details). */
   quality?: QualitySummary;
+  /** The host profile whose prompt the run reproduced, and what its listing showed of each skill. */
+  host?: HostSummary;
+}
+
+// ---------------------------------------------------------------- host profiles
+
+/** What a host's listing showed of the catalogue (skills named in listing order). */
+export interface ListingSummary {
+  /** Characters (code points) of the listing as sent, and with no budget applied. */
+  chars: number;
+  fullChars: number;
+  /** The listing budget, where it came from, and the overflow step that applied ('fits': none was needed). */
+  budget: { chars: number; from: 'profile' | '--listing-budget'; step: string; over: boolean; shortenedTo?: number } | null;
+  /** Skills left out of the listing: the model cannot see them. */
+  dropped: string[];
+  /** Skills listed by name only (their description removed to fit the budget). */
+  namesOnly: string[];
+  /** Skills whose description was shortened to fit the budget. */
+  shortened: string[];
+  /** Skills whose description the host's own per-description cut shortened, and that cut. */
+  cut: string[];
+  cutChars?: number;
+}
+
+export interface HostSummary {
+  name: string;
+  title: string;
+  /** 'built-in' or the profile file. */
+  origin: string;
+  /** --system-prompt FILE, when it supplied the system text. */
+  systemFrom?: string;
+  placement: 'system' | 'tool-description' | 'user-message';
+  /** How a load is read, e.g. "Skill(skill: free string)" or "shell(command) reading a listed SKILL.md". */
+  loading: string;
+  listing: ListingSummary;
 }
 
 /** eval-quality, one agent mode (progressive or load-all) over the quality set. */
@@ -489,7 +524,14 @@ export interface GateVerdict {
 export interface TokenAudit {
   tokenizer: string;
   exact: boolean;
-  format: CatalogueFormat;
+  /** The listing preset, or 'template' for a host's own listing form. */
+  format: CatalogueFormat | 'template';
+  /** The host profile the audit reproduced (absent: generic). */
+  host?: string;
+  /** What the listing showed (under a host's budget, the skills dropped or shortened). */
+  listing?: ListingSummary;
+  /** One first-turn decision without its request: system, tools and catalogue, against the bare minimum. */
+  decision?: { tokens: number; bareMinimum: number; ratio: number };
   level1: number;
   level2: { name: string; tokens: number }[];
   level3: { name: string; path: string; tokens: number }[];

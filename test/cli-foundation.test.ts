@@ -157,7 +157,7 @@ describe('skillbench tokens', () => {
   it('prints the tables labelled as an estimate', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format xml: estimate \(o200k via gpt-tokenizer\)/);
+    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format lines: estimate \(o200k via gpt-tokenizer\)/);
     expect(r.out).toContain('tool schema reduction');
   });
 
@@ -202,7 +202,7 @@ describe('skillbench tokens', () => {
       const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
       expect(a.exact).toBe(true);
       expect(a.tokenizer).toMatch(/^anthropic count-tokens API \(.+\)$/);
-      expect(a.level1).toBe(renderCatalogue(cat.skills, 'xml').length);
+      expect(a.level1).toBe(renderCatalogue(cat.skills, 'lines').length);
       expect(a.loadAll).toBe(renderLoadAll(cat.skills, readRaw).length);
       expect(a.tools).toEqual({ base: 30, allProfiles: 60, reductionPercent: 50 });
       expect(server.requests.every((q) => q.method === 'count_tokens')).toBe(true);
@@ -279,7 +279,7 @@ describe('tokens --provider gemini (exact counts through the REST countTokens me
 });
 
 describe('help', () => {
-  it.each(['validate', 'init', 'tokens'])('%s --help ends with an example', async (cmd) => {
+  it.each(['validate', 'init', 'tokens', 'prompt'])('%s --help ends with an example', async (cmd) => {
     const r = await run(cmd, '--help');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Example:\n\s+\$ skillbench /);

@@ -142,7 +142,7 @@ describe.skipIf(!canSandbox)('harness: the demo expense case through the real SD
         const { sent } = await drive(api, 'progressive', PROGRESSIVE_STEPS);
         const systems = sent.map((r) => systemTexts(api, r.body));
         const prefix = systems[0]![0]!;
-        expect(prefix).toContain(renderCatalogue(catalogue.skills, 'xml'));
+        expect(prefix).toContain(renderCatalogue(catalogue.skills, 'lines'));
         for (const s of systems) expect(s[0]).toBe(prefix);
         expect(systems[0]).toHaveLength(1);
         for (const s of systems.slice(1)) {
@@ -254,7 +254,7 @@ describe('harness: skill states and tool profiles through the loop', () => {
     expect(run.stop).toBe('answer');
     const system = systemTexts('anthropic', sent[0]!.body)[0]!;
     expect(system).toContain('Always answer in plain English'); // the always-state body
-    expect(system).toContain('<name>\nnotes\n</name>');
+    expect(system).toMatch(/^notes: /m);
     expect(JSON.stringify(sent.map((r) => r.body))).not.toContain('Secret instructions');
     expect(system).not.toContain('hidden');
     expect(toolNames('anthropic', sent[0]!.body)).toEqual(['activate_skill', 'read_skill_file', 'run_skill_script']);

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { anthropic, fault, openai, startWireServer, type Recorded, type WireServer } from './support/wire-server.js';
 import { createChatClient, createEmbedder } from '../src/client.js';
 import { computeMetrics } from '../src/metrics.js';
-import { runModelSelector, MODEL_INSTRUCTION } from '../src/selectors/model.js';
+import { runModelSelector } from '../src/selectors/model.js';
+import { genericHost } from '../src/hosts/profile.js';
 import { runHybridSelector, shortlist } from '../src/selectors/hybrid.js';
 import { explicitMention, runExplicitSelector } from '../src/selectors/explicit.js';
 import { rankByKeyword } from '../src/selectors/keyword.js';
@@ -86,7 +87,7 @@ describe('model selector through the OpenAI SDK and the wire server', () => {
   it('turns each scripted answer into the right decision and the metrics by hand', async () => {
     const client = await createChatClient(providerOpts({ provider: 'openai', baseUrl: server.baseUrl('openai'), model: 'local-model', cache: false }), { env: {}, maxRetries: 0 });
     const l = lane();
-    const run = await runModelSelector(client, skills, requests, { format: 'xml', runs: 1, lane: l });
+    const run = await runModelSelector(client, skills, requests, { host: genericHost(), runs: 1, lane: l });
     const by = Object.fromEntries(run.decisions.map((d) => [d.requestId, d]));
     expect(by.right).toMatchObject({ chosen: 'pdf-tools', cached: false });
     expect(by.right!.usage!.inputTokens).toBe(1000);
@@ -99,10 +100,11 @@ describe('model selector through the OpenAI SDK and the wire server', () => {
     expect(by['neg-load']!.chosen).toBe('weather-report');
     expect(l.done).toBe(7);
 
-    // What the SDK sent: the instruction and the level-1 catalogue, the tool with the names as an enum, one user turn.
+    // What the SDK sent: the generic host's lean catalogue, the tool with the names as an enum, one user turn.
     const sent = server.requests.filter((r: Recorded) => r.api === 'openai');
     const body = sent[0]!.body;
-    expect(body.messages[0].content).toContain(MODEL_INSTRUCTION);
+    expect(body.messages[0].content).toContain(genericHost().catalogue.preamble);
+    expect(body.messages[0].content).toMatch(/^git-helper: /m);
     expect(body.messages[0].content).toContain('git-helper');
     expect(body.messages).toHaveLength(2);
     expect(body.tools[0].function.name).toBe('activate_skill');
@@ -122,10 +124,10 @@ describe('model selector through the OpenAI SDK and the wire server', () => {
   it('gives each --runs repeat its own cache key and replays them with --cache-only', async () => {
     const opts = providerOpts({ provider: 'openai', baseUrl: server.baseUrl('openai'), model: 'runs-model', cacheDir: path.join(dir, 'runs-cache') });
     const before = server.hits.openai;
-    const live = await runModelSelector(await createChatClient(opts, { env: {}, maxRetries: 0 }), skills, requests.slice(0, 2), { format: 'xml', runs: 3 });
+    const live = await runModelSelector(await createChatClient(opts, { env: {}, maxRetries: 0 }), skills, requests.slice(0, 2), { host: genericHost(), runs: 3 });
     expect(server.hits.openai - before).toBe(6);
     expect(live.decisions.map((d) => d.run)).toEqual([0, 0, 1, 1, 2, 2]);
-    const replay = await runModelSelector(await createChatClient({ ...opts, cacheOnly: true }, { env: {} }), skills, requests.slice(0, 3), { format: 'xml', runs: 1 });
+    const replay = await runModelSelector(await createChatClient({ ...opts, cacheOnly: true }, { env: {} }), skills, requests.slice(0, 3), { host: genericHost(), runs: 1 });
     expect(server.hits.openai - before).toBe(6);
     expect(replay.decisions[0]).toMatchObject({ chosen: 'pdf-tools', cached: true });
     // Not cached: an error result ("not in the cache"), never "none".
@@ -139,7 +141,7 @@ describe('model selector through the Anthropic SDK', () => {
       env: { ANTHROPIC_API_KEY: 'test-key' },
       maxRetries: 0,
     });
-    const run = await runModelSelector(client, skills, requests.slice(0, 1), { format: 'xml', runs: 1 });
+    const run = await runModelSelector(client, skills, requests.slice(0, 1), { host: genericHost(), runs: 1 });
     expect(run.decisions[0]!.chosen).toBe('pdf-tools');
     expect(run.decisions[0]!.usage).toMatchObject({ inputTokens: 1000, cachedInputTokens: 900 });
     const body = server.requests.filter((r) => r.api === 'anthropic').at(-1)!.body;
@@ -159,7 +161,7 @@ describe('hybrid selector', () => {
       [{ name: 'weather-report', score: 0.3 }, { name: 'pdf-tools', score: 0.1 }, { name: 'git-helper', score: 0.0 }],
     ];
     const start = server.requests.length;
-    const run = await runHybridSelector(client, skills, reqs, rankings, { k: 2, format: 'xml', runs: 1 });
+    const run = await runHybridSelector(client, skills, reqs, rankings, { k: 2, host: genericHost(), runs: 1 });
     expect(run.selector).toBe('hybrid');
     const sent = server.requests.slice(start).map((r) => r.body);
     const enums = sent.map((b) => b.tools[0].function.parameters.properties.name.enum as string[]);

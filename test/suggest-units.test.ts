@@ -13,7 +13,8 @@ import {
   SUGGEST_TEMPLATE,
 } from '../src/suggest.js';
 import { parseJsonObject, type SuggestChat } from '../src/suggest/llm.js';
-import { agentTurn } from '../src/suggest/arms.js';
+import { agentTurn, suggestAgentHost } from '../src/suggest/arms.js';
+import { hostFrame } from '../src/hosts/request.js';
 import { ProviderError } from '../src/errors.js';
 import { renderCandidate } from '../src/suggest/narrow.js';
 import { cosine, nameResolver } from '../src/suggest/wide.js';
@@ -168,10 +169,10 @@ describe('an agent turn that throws', () => {
   const throwing = (err: unknown): SuggestChat =>
     ({ provider: 'openai', model: 'm', chat: async () => Promise.reject(err) }) as unknown as SuggestChat;
   it('records a failed call as an error decision, never as "none"', async () => {
-    const d = await agentTurn(throwing(new ProviderError('openai: HTTP 500', 500)), [], req, new Set());
+    const d = await agentTurn(throwing(new ProviderError('openai: HTTP 500', 500)), hostFrame(suggestAgentHost(), []), [], req, []);
     expect(d).toMatchObject({ requestId: 'r', chosen: null, error: 'openai: HTTP 500' });
   });
   it('throws a programming error instead of counting it as a failed call', async () => {
-    await expect(agentTurn(throwing(new TypeError('x is undefined')), [], req, new Set())).rejects.toThrow(TypeError);
+    await expect(agentTurn(throwing(new TypeError('x is undefined')), hostFrame(suggestAgentHost(), []), [], req, [])).rejects.toThrow(TypeError);
   });
 });

@@ -132,7 +132,8 @@ function fakeModel(seen: Seen[], broken = new Set<string>()) {
   return (req: Recorded): Reply => {
     const s = classify(req.body);
     seen.push(s);
-    const plan = PLANS[s.request];
+    // An agent under a host that puts the listing in the user's turn: the request ends the message.
+    const plan = PLANS[s.request] ?? Object.entries(PLANS).find(([k]) => s.kind === 'agent' && s.request.endsWith(k))?.[1];
     if (!plan) return gemini.text(`no plan for ${JSON.stringify(s.request)}`);
     const gate = { acts_on_user_things: plan.gate[0], expert_procedure: plan.gate[1], prose_alone: plan.gate[2] };
     switch (s.kind) {
@@ -154,7 +155,9 @@ function fakeModel(seen: Seen[], broken = new Set<string>()) {
         // The agent follows a <skill_relevance> block when there is one, else loads what the plan says.
         const block = /<skill_relevance(?: skill="([^"]+)")?>/.exec(s.system);
         const load = block ? (block[1] ?? null) : plan.baseline;
-        return load === null ? gemini.text('Here is my answer.', USAGE.agent) : gemini.functionCall('skill_view', { name: load }, USAGE.agent);
+        // It loads through the tool it was given (skill_view by default, the host's loading tool with --host).
+        const tool = req.body.tools[0].functionDeclarations[0];
+        return load === null ? gemini.text('Here is my answer.', USAGE.agent) : gemini.functionCall(tool.name, { [tool.parametersJsonSchema.required[0]]: load }, USAGE.agent);
       }
     }
   };
@@ -497,6 +500,25 @@ describe('skillbench suggest --eval (three arms)', () => {
       expect(parts[0]!.text).toBe(index);
       expect(parts[1]!.text).toMatch(/^<skill_relevance/);
     }
+  });
+
+  it('--host claude-code: the agent under test gets that host\'s prompt; its Skill calls are read as its loads', async () => {
+    const file = join(dir, 'host-cc.json');
+    const base = join(dir, 'host-default.json');
+    expect((await cli([...evalArgs(), '--json', base])).code).toBe(0);
+    seen.length = 0;
+    const r = await cli([...evalArgs(), '--host', 'claude-code', '--json', file]);
+    expect(r.code).toBe(0);
+    const agent = seen.filter((x) => x.kind === 'agent');
+    expect(agent[0]!.body.tools[0].functionDeclarations.map((d: { name: string }) => d.name)).toEqual(['Skill']);
+    expect(agent[0]!.request).toMatch(/^<system-reminder>\nSkills you can invoke with the Skill tool:\n\n- /);
+    for (const x of agent.filter((a) => a.system.includes('<skill_relevance'))) expect((x.body.systemInstruction.parts as unknown[]).length).toBe(2);
+    const results = JSON.parse(await readFile(file, 'utf8')) as ResultsFile;
+    const before = JSON.parse(await readFile(base, 'utf8')) as ResultsFile;
+    expect(results.settings).toMatchObject({ host: 'claude-code', tool: 'Skill', preamble: 'host' });
+    expect(results.host).toMatchObject({ name: 'claude-code', placement: 'user-message' });
+    // The same scripted agent, read through Skill instead of skill_view: the same decisions in every arm.
+    expect(results.runs.map((run) => run.decisions.map((d) => d.chosen))).toEqual(before.runs.map((run) => run.decisions.map((d) => d.chosen)));
   });
 
   it('--preamble FILE replaces the preamble; a missing file is bad input', async () => {

@@ -1,17 +1,17 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addProviderOptions, addSandboxOptions, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addHostOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, sandboxSettings, type HostCliOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
 type ModeChoice = 'progressive' | 'load-all' | 'both';
 
-interface Options extends ProviderOptions, SandboxCliOptions {
+interface Options extends ProviderOptions, SandboxCliOptions, HostCliOptions {
   scenario?: string;
   mode?: ModeChoice;
   skills: string;
-  format: CatalogueFormat;
+  format?: CatalogueFormat;
   maxTurns: number;
   json?: string;
 }
@@ -32,9 +32,10 @@ export function register(program: Command): void {
     .option('--scenario <file>', 'JSON scenario {"request": ..., "skill"?: expected skill, "mode"?: progressive|load-all|both}')
     .addOption(new Option('--mode <mode>', 'progressive (three levels), load-all (everything in the system prompt), or both (default)').choices(MODES))
     .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
-    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
     .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
+  addHostOptions(cmd);
   addSandboxOptions(cmd);
   addProviderOptions(cmd);
   cmd
@@ -61,8 +62,13 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
     import('../client.js'),
     import('../sandbox.js'),
   ]);
+  const { resolveHost } = await import('../hosts/profile.js');
+  const host = await resolveHost(opts);
   const catalogue = await loadCatalogue(opts.skills);
   assertUsable(catalogue);
+  const { hostNotice } = await import('../hosts/notes.js');
+  const notice = hostNotice(host, catalogue.skills);
+  if (notice) console.error(notice);
   if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
     throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
   }
@@ -77,7 +83,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   for (const mode of modes) {
     const r = await harness.runAgent(client, catalogue, scenario.request, {
       mode,
-      format: opts.format,
+      host,
       maxTurns: opts.maxTurns,
       sandbox: sandboxSettings(opts),
     });
@@ -99,7 +105,10 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   }
   if (opts.json) {
     const { writeOutputFile } = await import('../fsutil.js');
-    await writeOutputFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n');
+    const { hostSummary } = await import('../hosts/notes.js');
+    const { hostFrame } = await import('../hosts/request.js');
+    const summary = hostSummary(host, hostFrame(host, catalogue.skills).listing);
+    await writeOutputFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, host: summary, runs }, null, 2) + '\n');
     console.error(`skillbench: wrote ${opts.json}`);
   }
   // A --cache-only miss is the user's to fix (exit 2); a run a provider failure cut short is incomplete (exit 4).

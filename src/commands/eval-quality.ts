@@ -1,17 +1,17 @@
 // `skillbench eval-quality`: a quality set run through the agent loop in progressive and load-all mode: pass rate of
 // the answers' checks (with a Wilson interval), input tokens and calls per request, and the token ratio of the modes.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addHostOptions, addOutputOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type HostCliOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
 type ModeChoice = 'progressive' | 'load-all' | 'both';
 
-interface Options extends ProviderOptions, OutputOptions, SandboxCliOptions {
+interface Options extends ProviderOptions, OutputOptions, SandboxCliOptions, HostCliOptions {
   cases: string;
   skills: string;
   mode: ModeChoice;
-  format: CatalogueFormat;
+  format?: CatalogueFormat;
   maxTurns: number;
   judge?: boolean;
   judgeThreshold: number;
@@ -25,11 +25,12 @@ export function register(program: Command): void {
     .option('--cases <file>', 'quality set: [{id, request, skill, checks: {contains?, regex?, forbidden?}, rubric?}]', 'fixtures/quality.json')
     .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
     .addOption(new Option('--mode <mode>', 'which modes to run').choices(['progressive', 'load-all', 'both']).default('both'))
-    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--max-turns <n>', 'model calls per request before giving up', parsePositiveInt, 10)
     .option('--judge', 'also grade each answer that has a "rubric" with the model (structured 0-1 score and reason)')
     .option('--judge-threshold <x>', 'a judged answer passes at score >= x', parseRate, 0.7)
     .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate);
+  addHostOptions(cmd);
   addSandboxOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
@@ -59,10 +60,15 @@ async function run(opts: Options, version: string): Promise<void> {
       import('../report/quality.js'),
     ]);
   if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  const { resolveHost } = await import('../hosts/profile.js');
+  const host = await resolveHost(opts);
   const cases = await quality.loadQualityCases(opts.cases);
   const catalogue = await loadCatalogue(opts.skills);
   assertUsable(catalogue);
   quality.assertCaseSkills(cases, catalogue, opts.cases);
+  const { hostNotice } = await import('../hosts/notes.js');
+  const notice = hostNotice(host, catalogue.skills);
+  if (notice) console.error(notice);
   quality.assertGradable(cases, Boolean(opts.judge), opts.cases);
   if (opts.judge && !cases.some((c) => c.rubric)) console.error(`skillbench: note: --judge: no case in ${opts.cases} has a "rubric"; nothing will be judged`);
   // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
@@ -79,7 +85,7 @@ async function run(opts: Options, version: string): Promise<void> {
   try {
     evaluated = await quality.evalQuality(client, catalogue, cases, {
       modes: [...modes],
-      format: opts.format,
+      host,
       maxTurns: opts.maxTurns,
       sandbox: sandboxSettings(opts),
       parallel: opts.concurrency,

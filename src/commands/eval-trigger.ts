@@ -1,15 +1,15 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, fused, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addHostOptions, addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
-interface Options extends ProviderOptions, OutputOptions {
+interface Options extends ProviderOptions, OutputOptions, HostCliOptions {
   skills?: string;
   requests?: string;
   skill?: string;
-  format: CatalogueFormat;
+  format?: CatalogueFormat;
   selectors?: string;
   k: number;
   threshold?: string;
@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
     .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
     .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
-    .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (name: description, the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--selectors <list>', 'comma-separated: model,fused,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from the --prefilter ranking', parsePositiveInt, 3)
     .addOption(new Option('--prefilter <selector>', 'hybrid: the offline ranking its shortlist comes from').choices(['fused', 'similarity', 'keyword']).default('fused'))
@@ -48,6 +48,7 @@ export function register(program: Command): void {
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
     .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
     .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5);
+  addHostOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
@@ -57,7 +58,8 @@ export function register(program: Command): void {
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
-        '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set',
+        '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set\n' +
+        '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000',
     )
     .action(async (opts: Options) => {
       await run(opts, program.version() ?? '0.0.0');
@@ -101,6 +103,12 @@ async function run(opts: Options, version: string): Promise<void> {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }
   const { results, clientSummary, dryRun } = outcome;
+  if (baseline) {
+    // A baseline measured in another host's prompt (or another listing) compares prompts, not only descriptions.
+    const was = `${String(baseline.settings.host ?? 'generic')} ${String(baseline.settings.format ?? 'xml')}`;
+    const now = `${String(results.settings.host)} ${String(results.settings.format)}`;
+    if (was !== now) console.error(`skillbench: note: the baseline was measured with host/listing "${was}", this run with "${now}": flips may come from the prompt, not the descriptions`);
+  }
   if (dryRun) {
     // Nothing was called: the model decisions are placeholders, so no tables, files or gates.
     console.log(dryRun);
@@ -143,6 +151,8 @@ async function run(opts: Options, version: string): Promise<void> {
   }
 
   process.stdout.write(renderTerminalReport(results, metrics, (await import('../colors.js')).layoutFor()));
+  const { renderHostReport } = await import('../hosts/notes.js');
+  process.stdout.write(renderHostReport(results, computeMetrics, (await import('../colors.js')).layoutFor().width));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) {

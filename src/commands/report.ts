@@ -83,6 +83,8 @@ async function run(file: string, opts: Options): Promise<void> {
     } else {
       const { renderTerminalReport } = await import('../report/terminal.js');
       process.stdout.write(renderTerminalReport(results, metrics, layoutFor()));
+      const { renderHostReport } = await import('../hosts/notes.js');
+      process.stdout.write(renderHostReport(results, computeMetrics, layoutFor().width));
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!, layoutFor().width));
   }

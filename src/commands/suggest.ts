@@ -3,7 +3,7 @@
 // oracle) on a Hermes-style index.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { addProviderOptions, parsePositiveInt, parseRate } from '../options.js';
+import { addHostOptions, addProviderOptions, parsePositiveInt, parseRate } from '../options.js';
 import type { SuggestCliOptions } from '../suggest/run.js';
 
 export function register(program: Command): void {
@@ -28,7 +28,8 @@ export function register(program: Command): void {
     .option('--rank-only', 'print the offline ranking (--wide fused unless --wide similarity is given) and stop (no model, no key)')
     .option('--eval', 'three-arm evaluation: baseline (index only), suggest (index + suggestion), oracle (index + the gold answer)')
     .option('--requests <file>', 'with --eval: request set [{"id", "text", "gold": skill or null}]')
-    .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills)');
+    .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills; same as --system-prompt)');
+  addHostOptions(cmd, 'hermes, with the preamble above');
   addProviderOptions(cmd);
   cmd
     .option('-o, --output <file...>', 'with --eval: write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
@@ -45,6 +46,7 @@ export function register(program: Command): void {
         '  $ skillbench suggest "open a pull request for my branch" --skills ../shared/data/hermes',
         '  $ skillbench suggest "convert this video to a gif" --skills ../shared/data/hermes --wide fused --rank-only',
         '  $ skillbench suggest --eval --skills ../shared/data/hermes --requests requests.json -o results.json -o report.html',
+        '  $ skillbench suggest --eval --host claude-code --skills ../shared/data/hermes --requests requests.json',
       ].join('\n'),
     )
     .action(async (request: string | undefined, opts: SuggestCliOptions) => {

@@ -1,12 +1,12 @@
 // `skillbench tokens`: the token audit of a catalogue (progressive disclosure against loading everything).
 import { Command, Option } from 'commander';
-import { addProviderOptions, type ProviderOptions } from '../options.js';
+import { addHostOptions, addProviderOptions, type HostCliOptions, type ProviderOptions } from '../options.js';
 import { ProviderError, UserError } from '../errors.js';
 import type { CatalogueFormat, ToolDeclaration } from '../types.js';
 
-interface TokensOptions extends ProviderOptions {
+interface TokensOptions extends ProviderOptions, HostCliOptions {
   skills: string;
-  format: CatalogueFormat;
+  format?: CatalogueFormat;
   json?: boolean;
   perResource?: boolean;
 }
@@ -16,27 +16,32 @@ export function register(program: Command): void {
     .command('tokens')
     .description('token audit of a catalogue: level 1 listing, level 2 bodies, level 3 resources, load-all, saving, tool schemas')
     .option('--skills <path>', 'catalogue folder or JSON list of skills', 'skills')
-    .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--json', 'print the audit as JSON')
     .option('--per-resource', 'list level 3 per resource (default: one line per skill)');
+  addHostOptions(cmd);
   addProviderOptions(cmd)
     .addHelpText(
       'after',
       '\nOffline counts are an estimate with the o200k tokenizer (gpt-tokenizer); --provider gemini|anthropic asks the\n' +
-        "provider's count-tokens API for exact figures (needs its API key).\n\nExample:\n  $ skillbench tokens --skills skills --format hermes\n  $ skillbench tokens --json",
+        "provider's count-tokens API for exact figures (needs its API key). With --host, level 1 is that host's listing\n" +
+        '(under its budget: the skills it drops or shortens are named) and its tools; "one decision" is the whole first\n' +
+        'turn without the request, against the bare minimum.\n\nExample:\n  $ skillbench tokens --skills skills --format xml\n  $ skillbench tokens --host claude-code --listing-budget 4000\n  $ skillbench tokens --json',
     )
     .action(async (opts: TokensOptions) => {
+      const { resolveHost } = await import('../hosts/profile.js');
+      const host = await resolveHost(opts);
       const { loadCatalogue, assertUsable, displayPath } = await import('../catalogue.js');
       const catalogue = await loadCatalogue(opts.skills);
       assertUsable(catalogue);
       const { auditCatalogue, auditCatalogueWith, renderAuditTables } = await import('../audit.js');
-      const audit = opts.provider ? await auditCatalogueWith(catalogue, opts.format, await providerCounter(opts)) : auditCatalogue(catalogue, opts.format);
+      const audit = opts.provider ? await auditCatalogueWith(catalogue, host, await providerCounter(opts)) : auditCatalogue(catalogue, host);
       if (opts.json) {
         console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...audit }, null, 2));
         return;
       }
       console.log(renderAuditTables(audit, { source: displayPath(catalogue.source), perResource: Boolean(opts.perResource) }));
-      for (const line of await promptCacheLines(catalogue, opts)) console.log(line);
+      for (const line of await promptCacheLines(catalogue, host, opts)) console.log(line);
     });
 }
 
@@ -70,15 +75,17 @@ async function providerCounter(opts: TokensOptions) {
 }
 
 /** Whether the level-1 prefix can be cached: on the model asked for, else on each provider's default model. */
-async function promptCacheLines(catalogue: import('../types.js').Catalogue, opts: TokensOptions): Promise<string[]> {
-  const [{ modelRequest }, { estimatePrefixTokens }, { findModel, defaultModel }, { promptCacheNote }] = await Promise.all([
-    import('../selectors/model.js'),
+async function promptCacheLines(catalogue: import('../types.js').Catalogue, host: import('../hosts/profile.js').Host, opts: TokensOptions): Promise<string[]> {
+  const [{ hostFrame }, { estimatePrefixTokens }, { findModel, defaultModel }, { promptCacheNote }] = await Promise.all([
+    import('../hosts/request.js'),
     import('../client.js'),
     import('../providers/models.js'),
     import('../providers/params.js'),
   ]);
   const { selectableSkills } = await import('../selectors/index.js');
-  const prefix = await estimatePrefixTokens(modelRequest(selectableSkills(catalogue.skills), opts.format, ''));
+  // The host's first turn without a request: its stable prefix (for hosts that list skills in the user's turn, the
+  // listing is not part of the cacheable system prefix).
+  const prefix = await estimatePrefixTokens(hostFrame(host, selectableSkills(catalogue.skills)).request(''));
   const provider = opts.provider as import('../types.js').ProviderId | undefined;
   const targets = provider
     ? [{ provider, model: opts.model ?? defaultModel(provider)?.id ?? '' }]

@@ -1,16 +1,18 @@
 // The hybrid selector: the top k skills of an offline ranking (--prefilter: fused by default, or similarity or
-// keyword), then the model selector on a catalogue reduced to those k. Its prompt is smaller than the full
-// catalogue's, which the report shows beside the model selector's tokens. When the gold skill is not in the top k
-// the model cannot choose it: the prefilter's recall@k is this selector's ceiling. A request the prefilter could not
-// rank (it could not read it, or found no candidate) is an error row: asking the model among no skills would be a
-// quiet "none".
-import type { CatalogueFormat, Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
-import type { SelectorChatClient } from './index.js';
+// keyword), then the model selector on a catalogue reduced to those k (in the host's prompt). Its prompt is smaller
+// than the full catalogue's, which the report shows beside the model selector's tokens. When the gold skill is not in
+// the top k the model cannot choose it: the prefilter's recall@k is this selector's ceiling. A request the prefilter
+// could not rank (it could not read it, or found no candidate) is an error row: asking the model among no skills
+// would be a quiet "none".
+import type { Host } from '../hosts/profile.js';
+import { hostFrame } from '../hosts/request.js';
+import type { Decision, EvalRequest, Lane, ScoredSkill, SelectorRun, Skill } from '../types.js';
+import { skillsFor, type SelectorChatClient } from './index.js';
 import { decideWithModel } from './model.js';
 
 export interface HybridOptions {
   k: number;
-  format: CatalogueFormat;
+  host: Host;
   runs: number;
   lane?: Lane;
   /** Where the ranking comes from (named in error rows). */
@@ -41,8 +43,10 @@ export async function runHybridSelector(
         return;
       }
       const reduced = shortlist(skills, ranking, opts.k);
+      // The host's prompt on the shortlist only; any skill the request may load (all, or its candidates) that the model
+      // names is still read as a load.
       jobs.push(
-        decideWithModel(client, reduced, opts.format, r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
+        decideWithModel(client, hostFrame(opts.host, reduced), skillsFor(skills, r), r, run, opts.lane).then((d) => ({ ...d, scores: ranking })),
       );
     });
   }

@@ -1,41 +1,30 @@
-// The model selector: the level-1 catalogue in the system prompt (a cacheable block), a short fixed instruction, and
-// the activate_skill tool with the catalogue's names as an enum. Only the first turn is run: the first activate_skill
-// call is the decision; no call is "none"; a name outside the enum is a wrong load kept as rawChoice; a call that
-// failed is an error, counted apart.
-import { renderCatalogue } from '../prompt.js';
-import { activateSkillTool } from '../tools.js';
+// The model selector: the first turn of the host's prompt (generic by default: the lean catalogue in the system
+// prompt and activate_skill with the names as an enum; or the prompt of the agent named by --host), and the decision
+// read the way that host would act on it. Only the first turn is run: its first load is the decision; no call is
+// "none"; a name outside the catalogue is a wrong load kept as rawChoice; calls that load nothing, and failed calls,
+// are errors, counted apart.
 import { ProviderError } from '../errors.js';
-import type { CatalogueFormat, ChatRequest, ChatResponse, Decision, EvalRequest, Lane, SelectorRun, Skill } from '../types.js';
+import { readDecision, undecidedText } from '../hosts/decision.js';
+import type { Host } from '../hosts/profile.js';
+import { hostFrame, type HostFrame } from '../hosts/request.js';
+import type { ChatResponse, Decision, EvalRequest, Lane, SelectorRun, Skill } from '../types.js';
 import { skillsFor, type SelectorChatClient } from './index.js';
 
-export const MODEL_INSTRUCTION =
-  'You are an assistant that can load skills: packaged instructions for specialised tasks. The skills available are ' +
-  'listed below with their descriptions. When the user\'s request matches a skill\'s description, call the ' +
-  'activate_skill tool with that skill\'s name before doing anything else. When no skill fits the request, answer ' +
-  'directly without calling any tool.';
+/** The stop reason recorded on a first turn that called tools without loading a skill. */
+export const NO_LOAD_STOP = 'no-load';
 
-/** The first-turn request for one user message (the same system prompt and tools for every request). */
-export function modelRequest(skills: Skill[], format: CatalogueFormat, text: string): Omit<ChatRequest, 'model'> {
-  return {
-    system: [
-      { text: MODEL_INSTRUCTION },
-      { text: renderCatalogue(skills, format), cache: true },
-    ],
-    messages: [{ role: 'user', content: text }],
-    tools: [activateSkillTool(skills.map((s) => s.name))],
-    toolChoice: 'auto',
-    maxOutputTokens: 512,
-  };
-}
-
-/** The decision a first-turn response makes among `names`. */
-export function decisionFromResponse(response: ChatResponse, names: string[], requestId: string, run: number): Decision {
+/** The decision a first-turn response makes among `skills`, read through the host's loading mechanism. */
+export function decisionFromResponse(host: Host, response: ChatResponse, skills: Skill[], requestId: string, run: number): Decision {
   const decision: Decision = { requestId, run, chosen: null };
-  const call = response.calls.find((c) => c.name === 'activate_skill');
-  if (!call) return decision;
-  const asked = typeof call.args?.name === 'string' ? call.args.name : JSON.stringify(call.args?.name ?? null);
-  if (names.includes(asked)) decision.chosen = asked;
-  else decision.rawChoice = asked;
+  const reading = readDecision(host, response.calls, skills);
+  if (reading.kind === 'load') decision.chosen = reading.skill;
+  else if (reading.kind === 'unknown') decision.rawChoice = reading.asked;
+  else if (reading.kind === 'undecided') {
+    // The model stopped its first turn to run another tool: no decision to read, an error row, never "none".
+    decision.error = undecidedText(host, reading.call);
+    decision.errorKind = 'stop';
+    decision.stopReason = NO_LOAD_STOP;
+  }
   return decision;
 }
 
@@ -72,19 +61,19 @@ export function callErrorText(err: unknown): string | null {
   return null;
 }
 
-/** One request, one run: ask the model, record the decision with its usage, cost and cache state. */
+/** One request, one run: ask the model in the frame's prompt, record the decision with its usage, cost and cache state. */
 export async function decideWithModel(
   client: SelectorChatClient,
+  frame: HostFrame,
   skills: Skill[],
-  format: CatalogueFormat,
   request: EvalRequest,
   run: number,
   lane?: Lane,
 ): Promise<Decision> {
-  const names = skills.map((s) => s.name);
   try {
-    const result = await client.chat(modelRequest(skills, format, request.text), { sample: run, lane });
-    const decision = { ...decisionFromResponse(result.response, names, request.id, run), ...answerRecord(result.response) };
+    const result = await client.chat(frame.request(request.text), { sample: run, lane });
+    // The answer's record first: an undecided turn's stop reason (no-load) wins over the response's own.
+    const decision = { ...answerRecord(result.response), ...decisionFromResponse(frame.host, result.response, skills, request.id, run) };
     decision.usage = result.response.usage;
     decision.costUsd = result.costUsd;
     decision.cached = result.cached;
@@ -100,17 +89,31 @@ export async function decideWithModel(
 }
 
 export interface ModelSelectorOptions {
-  format: CatalogueFormat;
+  host: Host;
   /** Repeats (--runs); the run index is the sample index, so each repeat has its own cache key. */
   runs: number;
   lane?: Lane;
 }
 
 export async function runModelSelector(client: SelectorChatClient, skills: Skill[], requests: EvalRequest[], opts: ModelSelectorOptions): Promise<SelectorRun> {
+  // One frame per set of skills shown: the whole catalogue (rendered once, every request shares its prefix), or a
+  // request's own candidates, which it sees alone in its prompt and its tool's enum, and loads among.
+  const frames = new Map<string, { frame: HostFrame; skills: Skill[] }>();
+  const frameFor = (r: EvalRequest) => {
+    const key = r.candidates ? JSON.stringify([...r.candidates].sort()) : '*';
+    let f = frames.get(key);
+    if (!f) {
+      const shown = skillsFor(skills, r);
+      frames.set(key, (f = { frame: hostFrame(opts.host, shown), skills: shown }));
+    }
+    return f;
+  };
   const jobs: Promise<Decision>[] = [];
   for (let run = 0; run < opts.runs; run++) {
-    // A request with its own candidates sees only those skills in its prompt and its tool's enum.
-    for (const r of requests) jobs.push(decideWithModel(client, skillsFor(skills, r), opts.format, r, run, opts.lane));
+    for (const r of requests) {
+      const { frame, skills: shown } = frameFor(r);
+      jobs.push(decideWithModel(client, frame, shown, r, run, opts.lane));
+    }
   }
   return { selector: 'model', kind: 'decision', provider: client.provider, model: client.model, decisions: await Promise.all(jobs) };
 }

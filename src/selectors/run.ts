@@ -6,7 +6,8 @@ import path from 'node:path';
 import { UserError } from '../errors.js';
 import { safeUrl } from '../secrets.js';
 import { RESULTS_VERSION, resultsSkill } from '../results.js';
-import type { ProviderOptions } from '../options.js';
+import type { Host } from '../hosts/profile.js';
+import type { HostCliOptions, ProviderOptions } from '../options.js';
 import type {
   Catalogue,
   CatalogueFormat,
@@ -26,11 +27,12 @@ import {
 } from './index.js';
 import type { CvSetting, ScoreSelector, ThresholdPlan } from './thresholds.js';
 
-export interface EvalTriggerOptions extends ProviderOptions {
+export interface EvalTriggerOptions extends ProviderOptions, HostCliOptions {
   skills?: string;
   requests?: string;
   skill?: string;
-  format: CatalogueFormat;
+  /** --format: the generic host's listing preset (default: its lean `lines`). */
+  format?: CatalogueFormat;
   /** Explicit --selectors (undefined: every selector that can run here). */
   selectors?: SelectorName[];
   k: number;
@@ -128,6 +130,8 @@ export function parseThreshold(value: string): NonNullable<EvalTriggerOptions['t
 }
 
 export interface RunContext {
+  /** The host whose prompt the chat selectors reproduce. */
+  host: Host;
   catalogue: Catalogue;
   skills: Skill[];
   requests: EvalRequest[];
@@ -160,7 +164,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   const client = needsChat ? await ctx.chatClient() : undefined;
   if (client && selectors.includes('model')) {
     const { runModelSelector } = await import('./model.js');
-    const model = runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
+    const model = runModelSelector(client, skills, requests, { host: ctx.host, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
     model.catch(() => undefined); // awaited below; if an offline step throws first, this must not be an unhandled rejection
     chat.push(model);
   }
@@ -197,7 +201,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
     const { runHybridSelector } = await import('./hybrid.js');
     if (offline.prefilter) {
       chat.push(
-        runHybridSelector(client, skills, requests, offline.prefilter, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid'), prefilter }).then((r) => void runs.set('hybrid', r)),
+        runHybridSelector(client, skills, requests, offline.prefilter, { k: opts.k, host: ctx.host, runs: opts.runs, lane: lanes.get('hybrid'), prefilter }).then((r) => void runs.set('hybrid', r)),
       );
     } else {
       runs.set('hybrid', { selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, offline.prefilterError ?? `the ${prefilter} prefilter did not run`) });
@@ -308,14 +312,22 @@ async function describeLanguages(inputs: EvalInputs, selectors: SelectorName[], 
 
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  // The host first: a bad --host file or --system-prompt fails before anything is loaded or paid for.
+  const { resolveHost } = await import('../hosts/profile.js');
+  const host = await resolveHost(opts);
   const { loadEvalInputs } = await import('../eval-inputs.js');
   const inputs = await loadEvalInputs(opts, deps.notice);
+  const [{ hostFrame }, { hostSummary, hostNotes }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
+  const summary = hostSummary(host, hostFrame(host, inputs.skills).listing);
+  // Before any call: the skills the host's listing drops or shortens, and the requests that will miss them.
+  const notes = hostNotes(summary, inputs.requests);
+  if (notes) deps.notice(notes);
   const [{ availableChatProvider }, { someRequestNamesASkill }] = await Promise.all([import('../client.js'), import('./explicit.js')]);
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
   const availability = availableSelectors(opts.selectors, chatReachable, someRequestNamesASkill(inputs.requests));
   checkThresholdRange(opts.threshold, availability.run);
-  if (opts.dryRun) return dryRunOnly(inputs, availability, opts, deps);
+  if (opts.dryRun) return dryRunOnly(inputs, availability, opts, host, deps);
   if (availability.message) for (const line of availability.message.split('\n')) deps.notice(line);
   if (opts.runs > 1 && !availability.run.some((s) => CHAT_SELECTORS.includes(s))) {
     deps.notice(`skillbench: --runs ${opts.runs} repeats model and hybrid requests only; ${availability.run.join(', ')} decide the same every time, so each runs once`);
@@ -342,6 +354,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     ...inputs,
     ...languages,
     plans,
+    host,
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
@@ -357,10 +370,11 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const { completenessOf } = await import('../completeness.js');
   return {
     results: {
-      ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
+      ...resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion),
       runs,
       completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
-      tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
+      tokenAudit: auditCatalogue(inputs.catalogue, host),
+      host: summary,
       languages: ctx.languages,
     },
     clientSummary: chat?.summary(),
@@ -373,9 +387,9 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
  * --dry-run: only the selectors that call a model run, against a client that calls nothing (hybrid still ranks by
  * similarity offline, for its shortlists); the outcome is the estimate alone. With no such selector nothing runs.
  */
-async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, host: Host, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
   const { describeDryRun, offlineDryRun } = await import('../dryrun.js');
-  const header = resultsHeader(inputs, availability, opts, deps.skillbenchVersion);
+  const header = resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion);
   const chatSelectors = availability.run.filter((s) => CHAT_SELECTORS.includes(s));
   const offline = availability.run.filter((s) => !CHAT_SELECTORS.includes(s));
   if (!chatSelectors.length) {
@@ -390,6 +404,7 @@ async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: 
     ...inputs,
     ...languages,
     plans: {},
+    host,
     progress: deps.progress,
     chatClient: async () => chat,
     embedder: async (onLoad) => client.createEmbedder({ ...opts, cacheOnly: false }, { onEmbeddingLoad: onLoad }),
@@ -407,7 +422,8 @@ async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: 
 }
 
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
-function resultsHeader(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
+function resultsHeader(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, host: Host, version: string): Omit<ResultsFile, 'runs'> {
+  const format = host.catalogue.listing.format;
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
@@ -420,7 +436,11 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
       requests: path.relative(process.cwd(), inputs.requestsPath) || '.',
       skill: opts.skill,
       evalSets: inputs.evalSets?.map((s) => ({ ...s, file: path.relative(process.cwd(), s.file) })),
-      format: opts.format,
+      host: host.name,
+      hostOrigin: host.origin,
+      systemPrompt: host.systemFrom,
+      listingBudget: opts.listingBudget,
+      format: format ?? 'template',
       selectors: availability.run,
       skipped: availability.skipped,
       k: opts.k,
@@ -440,7 +460,7 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
     },
     catalogue: {
       source: relative(inputs.catalogue.source),
-      format: opts.format,
+      ...(format ? { format } : {}),
       skills: inputs.skills.map(resultsSkill),
     },
     requests: inputs.requests,

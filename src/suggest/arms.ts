@@ -1,13 +1,16 @@
-// The three-arm evaluation of the suggester. The agent under test sees a Hermes-style index (grouped by category,
-// descriptions cut at 60 characters) under a preamble that urges loading, and a `skill_view(name)` tool taking a
-// free-text name. One measured first turn per request and arm:
+// The three-arm evaluation of the suggester. The agent under test sees its host's prompt: by default a Hermes index
+// (grouped by category, descriptions cut at 60 characters) under a preamble that urges loading, and a
+// `skill_view(name)` tool taking a free-text name; with --host, that agent's prompt and loading mechanism. One
+// measured first turn per request and arm:
 //   baseline: the index only; suggest: the index plus the suggester's block; oracle: the index plus a block naming
 //   the gold skill (or saying that none fits), the ceiling of the method rather than a competitor.
 import { createRequire } from 'node:module';
 import pLimit from 'p-limit';
 import { isCorrect, loaded } from '../metrics.js';
-import { renderCatalogue } from '../prompt.js';
-import { callErrorText } from '../selectors/model.js';
+import { hostSummary } from '../hosts/notes.js';
+import { loadBuiltin, type Host } from '../hosts/profile.js';
+import { hostFrame, type HostFrame } from '../hosts/request.js';
+import { callErrorText, decisionFromResponse } from '../selectors/model.js';
 import { RESULTS_SCHEMA, RESULTS_VERSION, resultsSkill } from '../results.js';
 import type {
   Catalogue,
@@ -19,7 +22,6 @@ import type {
   SelectorRun,
   Skill,
   SystemBlock,
-  ToolDeclaration,
 } from '../types.js';
 import { NONE_TEXT, relevanceBlock, SUGGEST_TEMPLATE } from './block.js';
 import { MalformedAnswer, sumUsage, type SuggestChat } from './llm.js';
@@ -31,17 +33,6 @@ export const ARMS = ['baseline', 'suggest', 'oracle'] as const;
 export const RANKING_KEPT = 10;
 export type Arm = (typeof ARMS)[number];
 
-/** The agent's one tool. A free-text name, no enum: a misspelt name is a load of a skill that does not exist. */
-export const SKILL_VIEW_TOOL: ToolDeclaration = {
-  name: 'skill_view',
-  description: "Load a skill: returns its full instructions. Pass the skill's name exactly as the index shows it.",
-  parameters: {
-    type: 'object',
-    properties: { name: { type: 'string', description: 'the skill name, as written in the skill index' } },
-    required: ['name'],
-  },
-};
-
 /** The default preamble over the index (`--preamble FILE` replaces it). It urges loading, as agents' prompts do. */
 export const DEFAULT_PREAMBLE = [
   'You are a capable assistant with a library of skills: tested instructions for particular tasks, written by',
@@ -52,13 +43,24 @@ export const DEFAULT_PREAMBLE = [
   'request needs none of them, answer directly.',
 ].join('\n');
 
-/** The stable system prompt of the agent under test: preamble and index (cached prefix). */
-export function agentIndex(skills: Skill[], preamble: string): string {
-  return `${preamble.trim()}\n\n${renderCatalogue(skills, 'hermes')}`;
+/**
+ * The default agent under test: Hermes' index and skill_view, under `preamble` (DEFAULT_PREAMBLE unless --preamble or
+ * --system-prompt gives another) and nothing else around the index.
+ */
+export function suggestAgentHost(preamble: string = DEFAULT_PREAMBLE, source = 'default'): Host {
+  const hermes = loadBuiltin('hermes');
+  return {
+    ...hermes,
+    origin: 'built-in',
+    system: preamble.trim(),
+    ...(source !== 'default' ? { systemFrom: source } : {}),
+    catalogue: { ...hermes.catalogue, preamble: '', footer: '' },
+  };
 }
 
-export function agentSystem(index: string, block: string | null): SystemBlock[] {
-  const system: SystemBlock[] = [{ text: index, cache: true }];
+/** The agent's system prompt: its stable prefix (host text and catalogue, cached), then the turn's block if any. */
+export function agentSystem(frame: HostFrame, block: string | null): SystemBlock[] {
+  const system: SystemBlock[] = [...frame.system];
   if (block !== null) system.push({ text: block });
   return system;
 }
@@ -66,9 +68,10 @@ export function agentSystem(index: string, block: string | null): SystemBlock[] 
 /** The agent's first turn on `text`: what it loaded first, if anything. A failed call is an error, never "none". */
 export async function agentTurn(
   chat: SuggestChat,
+  frame: HostFrame,
   system: SystemBlock[],
   req: EvalRequest,
-  names: Set<string>,
+  skills: Skill[],
   lane?: Lane,
 ): Promise<Decision> {
   const base: Decision = { requestId: req.id, run: 0, chosen: null };
@@ -76,27 +79,20 @@ export async function agentTurn(
     const result = await chat.chat(
       {
         system,
-        messages: [{ role: 'user', content: req.text }],
-        tools: [SKILL_VIEW_TOOL],
+        messages: [{ role: 'user', content: frame.userMessage(req.text) }],
+        tools: frame.tools,
         toolChoice: 'auto',
         maxOutputTokens: 1024,
       },
       { lane },
     );
-    const decision: Decision = {
-      ...base,
+    return {
+      ...decisionFromResponse(frame.host, result.response, skills, req.id, 0),
       usage: result.response.usage,
       costUsd: result.costUsd,
       cached: result.cached,
       latencyMs: result.latencyMs,
     };
-    const call = result.response.calls.find((c) => c.name === SKILL_VIEW_TOOL.name);
-    if (call) {
-      const raw = typeof call.args.name === 'string' ? call.args.name.trim() : JSON.stringify(call.args.name ?? null);
-      if (names.has(raw)) decision.chosen = raw;
-      else decision.rawChoice = raw;
-    }
-    return decision;
   } catch (err) {
     return { ...base, error: failedCallText(err) };
   } finally {
@@ -167,8 +163,9 @@ export interface SuggestEvalInput {
   settings: SuggestSettings;
   /** `--wide similarity`: the embedding ranker over the catalogue. */
   ranker?: Ranker;
-  preamble: string;
-  /** Where the preamble came from: 'default' or the file given. */
+  /** The agent under test's host (default: suggestAgentHost()). */
+  host: Host;
+  /** Where the agent's system text came from: 'default' (DEFAULT_PREAMBLE), a file, or 'host' (the profile's own). */
   preambleSource: string;
   progress?: Progress;
   /** Requests in flight at once (the client limits provider calls on its own). */
@@ -188,8 +185,7 @@ const VERSION: string = createRequire(import.meta.url)('../../package.json').ver
 export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEvalOutcome> {
   const { catalogue, requests, agent, suggester, settings } = input;
   const skills = suggestable(catalogue.skills);
-  const names = new Set(skills.map((s) => s.name));
-  const index = agentIndex(catalogue.skills, input.preamble);
+  const frame = hostFrame(input.host, catalogue.skills);
   const n = requests.length;
   const lanes = {
     baseline: input.progress?.lane('baseline', n),
@@ -201,13 +197,13 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
   const rows = await Promise.all(
     requests.map((req) =>
       limit(async () => {
-        const oracleTurn = agentTurn(agent, agentSystem(index, relevanceBlock(req.gold)), req, names, lanes.oracle);
+        const oracleTurn = agentTurn(agent, frame, agentSystem(frame, relevanceBlock(req.gold)), req, skills, lanes.oracle);
         // The suggest arm's turn waits for the oracle's: when the suggestion is the oracle's answer the two prompts are
         // identical, and the cache then gives both arms the same answer instead of two samples.
         const [baseline, oracle, suggest] = await Promise.all([
-          agentTurn(agent, agentSystem(index, null), req, names, lanes.baseline),
+          agentTurn(agent, frame, agentSystem(frame, null), req, skills, lanes.baseline),
           oracleTurn,
-          suggestArm(input, index, skills, names, req, lanes.suggester, lanes.suggest, oracleTurn),
+          suggestArm(input, frame, skills, req, lanes.suggester, lanes.suggest, oracleTurn),
         ]);
         return { baseline, oracle, suggest };
       }),
@@ -237,28 +233,29 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
       ...settings,
       agent: { provider: agent.provider, model: agent.model },
       suggester: { provider: suggester.provider, model: suggester.model },
+      host: input.host.name,
       preamble: input.preambleSource,
-      preambleText: input.preamble,
+      preambleText: input.host.system,
       blockWording: { suggest: SUGGEST_TEMPLATE, none: NONE_TEXT },
-      tool: SKILL_VIEW_TOOL.name,
+      tool: frame.tools[0]!.name,
       ...input.extraSettings,
     },
     catalogue: {
       source: catalogue.source,
-      format: 'hermes',
+      ...(frame.host.catalogue.listing.format ? { format: frame.host.catalogue.listing.format } : {}),
       skills: catalogue.skills.map(resultsSkill),
     },
     requests,
     runs: [baselineRun, suggestRun, oracleRun],
+    host: hostSummary(input.host, frame.listing),
   };
   return { results, comparison };
 }
 
 async function suggestArm(
   input: SuggestEvalInput,
-  index: string,
+  frame: HostFrame,
   skills: Skill[],
-  names: Set<string>,
   req: EvalRequest,
   suggesterLane: Lane | undefined,
   agentLane: Lane | undefined,
@@ -292,7 +289,7 @@ async function suggestArm(
     if (suggesterLane) suggesterLane.done++;
   }
   await after;
-  const decision = await agentTurn(input.agent, agentSystem(index, suggestion.block), req, names, agentLane);
+  const decision = await agentTurn(input.agent, frame, agentSystem(frame, suggestion.block), req, skills, agentLane);
   // The wide ranking's head (a similarity ranking covers the whole catalogue: keep the results file small).
   decision.scores = suggestion.ranking.slice(0, RANKING_KEPT);
   decision.detail = suggestionDetail(suggestion);

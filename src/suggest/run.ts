@@ -2,16 +2,17 @@
 // evaluation with --eval. Kept apart from the command file so that `--help` loads none of it.
 import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../errors.js';
-import type { ProviderOptions } from '../options.js';
-import type { Catalogue, EvalRequest, ScoredSkill, Skill } from '../types.js';
-import { DEFAULT_PREAMBLE, runSuggestEval } from './arms.js';
+import type { HostCliOptions, ProviderOptions } from '../options.js';
+import type { Host } from '../hosts/profile.js';
+import type { Catalogue, EvalRequest, HostSummary, ScoredSkill, Skill } from '../types.js';
+import { DEFAULT_PREAMBLE, runSuggestEval, suggestAgentHost } from './arms.js';
 import type { ChatClient } from '../client.js';
 import { MalformedAnswer } from './llm.js';
 import { renderArms, renderRanking, renderSuggestion } from './render.js';
 import { SuggestFailure, suggestable, suggestSkill, type SuggestSettings } from './suggester.js';
 import { createFusedRanker, createSimilarityRanker, type Ranker } from './wide.js';
 
-export interface SuggestCliOptions extends ProviderOptions, SuggestSettings {
+export interface SuggestCliOptions extends ProviderOptions, SuggestSettings, HostCliOptions {
   skills: string;
   suggesterModel?: string;
   rankOnly?: boolean;
@@ -144,6 +145,8 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     throw new UserError('--rank-only ranks offline, which needs --wide fused or --wide similarity', 'add --wide fused, or drop --rank-only');
   }
   const { skills } = await loadSkills(opts.skills);
+  // --host: the agent the block is for; its listing says whether the suggested skill is visible there at all.
+  const hostView = opts.host !== undefined || opts.listingBudget !== undefined ? await agentListing(opts, skills) : undefined;
   let preRanked: ScoredSkill[] | undefined;
   const ranker = rankerFor(opts, skills, settings);
   if (ranker) {
@@ -185,9 +188,19 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     return;
   }
   const model = `${suggester.provider}/${suggester.model}`;
-  await emit(opts, out, { ...suggestion, model, settings }, () =>
-    renderSuggestion(suggestion, { model, wide: settings.wide, fit: settings.fit }),
+  const seen = hostView ? visibilityOf(hostView.summary, suggestion.skill) : '';
+  await emit(opts, out, { ...suggestion, model, settings, ...(hostView ? { host: hostView.summary } : {}) }, () =>
+    renderSuggestion(suggestion, { model, wide: settings.wide, fit: settings.fit }) + (seen ? `${seen}\n` : ''),
   );
+}
+
+/** What the host's listing shows of the suggested skill, when not all of it: the block names it either way. */
+function visibilityOf(summary: HostSummary, skill: string | null): string {
+  if (skill === null) return '';
+  const l = summary.listing;
+  if (l.dropped.includes(skill)) return `note: ${summary.name}'s listing drops "${skill}" (over its budget): the agent sees it only through this suggestion`;
+  if (l.namesOnly.includes(skill)) return `note: ${summary.name}'s listing shows "${skill}" by name only (over its budget)`;
+  return '';
 }
 
 /** Prints text, or JSON on stdout (`--json`); with `--json FILE` prints the text and writes the JSON there. */
@@ -203,16 +216,44 @@ async function emit(opts: SuggestCliOptions, out: Out, value: unknown, text: () 
   }
 }
 
-async function readPreamble(file: string | undefined): Promise<{ text: string; source: string }> {
+async function readPreamble(file: string | undefined, option = '--preamble'): Promise<{ text: string; source: string }> {
   if (!file) return { text: DEFAULT_PREAMBLE, source: 'default' };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UserError(`--preamble ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a text file with the preamble to put above the index');
+    throw new UserError(`${option} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'pass a text file with the preamble to put above the index');
   }
-  if (text.trim() === '') throw new UserError(`--preamble ${file}: the file is empty`, 'write the preamble in it, or drop --preamble to use the default');
+  if (text.trim() === '') throw new UserError(`${option} ${file}: the file is empty`, `write the preamble in it, or drop ${option} to use the default`);
   return { text, source: file };
+}
+
+/**
+ * The agent under test: by default Hermes' index and skill_view under skillbench's urging preamble (or the text of
+ * --preamble / --system-prompt); with --host, that host's prompt, its system text replaced by either file.
+ */
+export async function suggestHost(opts: SuggestCliOptions): Promise<{ host: Host; source: string }> {
+  if (opts.preamble && opts.systemPrompt) {
+    throw new UserError('--preamble and --system-prompt both give the agent\'s system text', 'keep one (--preamble is the older name of --system-prompt)');
+  }
+  const file = opts.systemPrompt ?? opts.preamble;
+  const { resolveHost, withListingBudget } = await import('../hosts/profile.js');
+  if (opts.host !== undefined) {
+    const host = await resolveHost({ host: opts.host, listingBudget: opts.listingBudget, systemPrompt: file });
+    return { host, source: file ?? 'host' };
+  }
+  const preamble = await readPreamble(file, opts.systemPrompt ? '--system-prompt' : '--preamble');
+  const host = suggestAgentHost(preamble.text, preamble.source);
+  return { host: opts.listingBudget !== undefined ? withListingBudget(host, opts.listingBudget) : host, source: preamble.source };
+}
+
+async function agentListing(opts: SuggestCliOptions, skills: Skill[]): Promise<{ summary: HostSummary }> {
+  const { host } = await suggestHost(opts);
+  const [{ hostFrame }, { hostSummary, hostNotes }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
+  const summary = hostSummary(host, hostFrame(host, skills).listing);
+  const notes = hostNotes(summary);
+  if (notes) console.error(notes);
+  return { summary };
 }
 
 /** Every gold skill must be one the agent can load. */
@@ -248,7 +289,10 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
       'remove the candidates (suggest ranks the whole catalogue), or measure per-request candidates with eval-trigger');
   }
   checkGold(requests, skills, opts.requests);
-  const preamble = await readPreamble(opts.preamble);
+  const agentHost = await suggestHost(opts);
+  const { hostNotice } = await import('../hosts/notes.js');
+  const notice = hostNotice(agentHost.host, skills);
+  if (notice) console.error(notice);
   const { createChatClient, availableChatProvider } = await import('../client.js');
   // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
   const { dryRunProvider, describeDryRun, cacheOnlyNotice } = await import('../dryrun.js');
@@ -271,8 +315,8 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
       suggester,
       settings,
       ranker,
-      preamble: preamble.text,
-      preambleSource: preamble.source,
+      host: agentHost.host,
+      preambleSource: agentHost.source,
       progress,
       concurrency: opts.concurrency,
       extraSettings: {
