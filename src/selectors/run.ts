@@ -22,6 +22,7 @@ import type {
   Skill,
   ThresholdInfo,
 } from '../types.js';
+import { selectShard, type ShardInfo } from '../shard.js';
 import { CHAT_SELECTORS, SELECTOR_NAMES, keepTop, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
 
 export interface EvalTriggerOptions extends ProviderOptions {
@@ -41,6 +42,8 @@ export interface EvalTriggerOptions extends ProviderOptions {
   thresholdBaseline?: { file: string; results: ResultsFile };
   calibrate?: string;
   runs: number;
+  /** --shard I/N: run only the requests of this slice (src/shard.ts). */
+  shard?: { index: number; count: number };
 }
 
 export interface Availability {
@@ -123,7 +126,7 @@ export interface RunContext {
   calibration?: EvalRequest[];
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; runStopped?: string | null } }>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; runStopped?: string | null }; batch?: { hold(): () => void } }>;
   embedder: () => Promise<EmbeddingProvider>;
 }
 
@@ -137,6 +140,9 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   // while the offline selectors compute (CPU-bound).
   const needsChat = selectors.includes('model') || selectors.includes('hybrid');
   const client = needsChat ? await ctx.chatClient() : undefined;
+  // --batch: model and hybrid calls go in one batch, submitted once hybrid (after the similarity ranking) has asked.
+  // (Should an offline step throw first, the held calls are simply never submitted: nothing is paid for.)
+  const releaseBatch = client?.batch?.hold() ?? (() => {});
   if (client && selectors.includes('model')) {
     const { runModelSelector } = await import('./model.js');
     const model = runModelSelector(client, skills, requests, { format: opts.format, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
@@ -168,6 +174,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
       runHybridSelector(client, skills, requests, similarity, { k: opts.k, format: opts.format, runs: opts.runs, lane: lanes.get('hybrid') }).then((r) => void runs.set('hybrid', r)),
     );
   }
+  releaseBatch();
   await Promise.all(chat);
   // In the order asked for (or the default order).
   return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
@@ -293,9 +300,24 @@ async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
   return { catalogue, skills, requests, calibration, skillsPath, requestsPath };
 }
 
+/** --shard: keeps the slice's requests (in `inputs`) and says what the shard holds. */
+function pickShard(inputs: Inputs, spec: NonNullable<EvalTriggerOptions['shard']>, deps: EvalTriggerDeps): ShardInfo {
+  const { requests, info } = selectShard(inputs.requests, spec);
+  inputs.requests = requests;
+  deps.notice(
+    `skillbench: shard ${spec.index}/${spec.count}: ${requests.length} of ${info.of} requests; join every shard's results with ` +
+      '`skillbench report --merge` (the score selectors\' optimistic thresholds are chosen again there, on all the requests)',
+  );
+  return info;
+}
+
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
   const inputs = await loadInputs(opts);
+  const shard = opts.shard ? pickShard(inputs, opts.shard, deps) : undefined;
+  if (opts.batch && opts.selectors && !opts.selectors.some((s) => CHAT_SELECTORS.includes(s))) {
+    deps.notice(`skillbench: --batch applies to the model and hybrid selectors only; ${opts.selectors.join(', ')} make no model call`);
+  }
   const { availableChatProvider } = await import('../client.js');
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
@@ -329,7 +351,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const { completenessOf } = await import('../completeness.js');
   return {
     results: {
-      ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
+      ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion, shard),
       runs,
       completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
@@ -341,7 +363,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
 }
 
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
-function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
+function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, version: string, shard?: ShardInfo): Omit<ResultsFile, 'runs'> {
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
@@ -368,6 +390,8 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
       baseUrl: safeUrl(opts.baseUrl),
       cacheOnly: opts.cacheOnly ?? false,
       thinking: opts.thinking,
+      ...(opts.batch ? { batch: true } : {}),
+      ...(shard ? { shard } : {}),
     },
     catalogue: {
       source: relative(inputs.catalogue.source),
