@@ -76,7 +76,8 @@ export function batchRouteOf(httpMethod: string, path: string): { api: Api; meth
   }
   m = /^\/[^/]+\/models\/([^/:]+):batchGenerateContent$/.exec(path);
   if (m) return { api: 'gemini', method: 'batches.create', model: decodeURIComponent(m[1]!) };
-  m = /^\/[^/]+\/batches\/([^/:]+)(?::(cancel))?$/.exec(path);
+  // Gemini's API versions (v1beta, the one skillbench pins): /v1/batches is OpenAI's.
+  m = /^\/v\d+(?:alpha|beta)\w*\/batches\/([^/:]+)(?::(cancel))?$/.exec(path);
   if (m) return { api: 'gemini', method: m[2] ? 'batches.cancel' : 'batches.get', id: `batches/${m[1]}` };
   m = /^(?:\/v1)?\/files(?:\/([^/]+))?(?:\/(content))?$/.exec(path);
   if (m) return { api: 'openai', method: m[2] ? 'files.content' : m[1] ? 'files.retrieve' : 'files.create', id: m[1] };
