@@ -203,6 +203,34 @@ describe.each(['anthropic', 'gemini', 'openai'] as const)('--batch through the %
   });
 });
 
+describe('--batch with model and hybrid, and with --max-cost', () => {
+  it('sends the model and hybrid calls in one batch, hybrid\'s after the similarity ranking', async () => {
+    special = null;
+    const live = await cli('gemini', 'hybrid-live', '--selectors', 'model,hybrid', '--k', '2', '--json', file('hybrid-live.json'));
+    expect(live.code, live.stderr).toBe(0);
+    const creates = count('batches.create', 'gemini');
+    const r = await cli('gemini', 'hybrid-batch', '--selectors', 'model,hybrid', '--k', '2', '--batch', '--json', file('hybrid-batch.json'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(count('batches.create', 'gemini')).toBe(creates + 1);
+    expect(server.batches.jobs.at(-1)!.items).toHaveLength(16);
+    expect(comparable(await readResults(file('hybrid-batch.json')))).toEqual(comparable(await readResults(file('hybrid-live.json'))));
+  });
+
+  it('--max-cost reserves at the batch price and leaves what it refuses as budget rows', async () => {
+    special = null;
+    // About two requests' worth at the batch price (each estimated ~450 input + 200 output tokens, $0.00007).
+    const r = await cli('anthropic', 'budget', '--selectors', 'model', '--batch', '--max-cost', '0.0002', '--json', file('budget.json'));
+    expect(r.code).toBe(4);
+    const res = await readResults(file('budget.json'));
+    const kinds = res.runs[0]!.decisions.map((d) => d.errorKind ?? 'answered');
+    expect(kinds.filter((k) => k === 'answered').length).toBeGreaterThan(0);
+    expect(kinds.filter((k) => k === 'budget').length).toBeGreaterThan(0);
+    expect(kinds.every((k) => k === 'answered' || k === 'budget')).toBe(true);
+    expect(r.stderr).toMatch(/stopped calling: --max-cost reached/);
+    expect(server.batches.jobs.at(-1)!.items.length).toBe(kinds.filter((k) => k === 'answered').length);
+  });
+});
+
 describe('--batch when requests do not come back answered', () => {
   it('makes expired, failed and stopped requests error rows, counted apart and not cached; a rerun sends only them', async () => {
     const api = 'anthropic';

@@ -308,7 +308,7 @@ export function createBatchBackend(options: BatchOptions, deps: BatchDeps): Batc
       const file = form.get('file');
       const purpose = form.get('purpose');
       if (!file || typeof file === 'string') return err('openai', 400, "'file' is a required property");
-      if (purpose !== 'batch') return err('openai', 400, `'purpose': '${String(purpose)}' is not one of the supported purposes here ('batch')`);
+      if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return err('openai', 400, `'purpose': '${String(purpose)}' is not one of ${PURPOSES.map((p) => `'${p}'`).join(', ')}`);
       const fid = rid('file-');
       const content = await file.text();
       files.set(fid, { purpose, filename: file.name, content, createdAt: Date.now() });
@@ -383,6 +383,8 @@ export function createBatchBackend(options: BatchOptions, deps: BatchDeps): Batc
     handle,
   };
 }
+
+const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'];
 
 /** HTTP status -> google.rpc code, for Gemini's per-request errors. */
 const GRPC: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 408: 4, 409: 10, 429: 8, 500: 13, 503: 14, 504: 4 };
