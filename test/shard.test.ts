@@ -188,6 +188,7 @@ describe('shards of a model run, one of them through a batch', () => {
         const text = req.body.messages.at(-1).content as string;
         const g = gold.get(text) ?? null;
         const usage = { input: Math.round(JSON.stringify(req.body).length / 4), output: 8 };
+        if (req.body.model === 'wire-fail' && text === 'Undo my last commit') return { status: 400, body: { error: { message: 'scripted failure', type: 'invalid_request_error' } } };
         // A model that is wrong on a few requests, so the figures are not all perfect.
         if (g && !text.includes('SQL')) return openai.toolCall('activate_skill', { name: g }, usage);
         return openai.text('No skill needed.', usage);
@@ -211,5 +212,50 @@ describe('shards of a model run, one of them through a batch', () => {
     expect(figures(merged)).toEqual(figures(full));
     const model0 = computeMetrics(merged.runs[0]!, merged.requests);
     expect(model0.wrongLoad.k).toBe(3); // the three requests that say SQL
+  });
+
+  it('makes the merged run incomplete when a shard was: outputs written, exit 4, no gate passes', async () => {
+    const model = ['--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-fail', '--cache-dir', file('cache-fail')];
+    const codes = [];
+    for (const i of [1, 2]) codes.push((await runCli(['eval-trigger', ...base(), ...model, '--shard', `${i}/2`, '--json', file(`fail-${i}.json`)])).code);
+    expect(codes.sort()).toEqual([0, 4]);
+    const m = await report('--merge', file('fail-1.json'), file('fail-2.json'), '-o', file('fail-merged.json'), '--baseline', file('model-full.json'));
+    expect(m.code).toBe(4);
+    const merged = await readResults(file('fail-merged.json'));
+    expect(merged.completeness).toMatchObject({ failed: 1, total: 24, complete: false });
+    expect(merged.gate!.passed).toBe(false);
+    expect(merged.gate!.reasons[0]).toMatch(/^incomplete: 1 of 24 calls failed.*no gate passes on an incomplete run/);
+  });
+});
+
+describe('the sharded GitHub Actions workflow example', () => {
+  interface Step { id?: string; name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> }
+  interface Job { needs?: string; strategy?: { matrix: { shard: number[] } }; steps: Step[] }
+
+  it('runs every shard of the matrix with options that exist, and merges all of them', async () => {
+    const text = await readFile(path.join(import.meta.dirname, '..', 'examples', 'github-workflow-shards.yml'), 'utf8');
+    const { default: matter } = await import('gray-matter');
+    const wf = matter(`---\n${text}\n---\n`).data as { jobs: Record<string, Job> };
+    const shards = wf.jobs.shard!.strategy!.matrix.shard;
+    expect(shards).toEqual([1, 2, 3, 4]);
+    expect(wf.jobs.merge!.needs).toBe('shard');
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    for (const step of steps) {
+      expect(Boolean(step.uses) !== Boolean(step.run), JSON.stringify(step)).toBe(true);
+      if (step.uses) expect(step.uses).toMatch(/^[\w-]+\/[\w-]+(\/[\w-]+)?@v\d+$/);
+    }
+    const { buildProgram } = await import('../src/cli.js');
+    const optionsOf = (name: string) => new Set(buildProgram().commands.find((c) => c.name() === name)!.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+    const runs = steps.map((s) => (s.run ?? '').replace(/\\\n/g, ' ')).join('\n');
+    const evalLine = /npx skillbench eval-trigger[^\n]*/.exec(runs)![0];
+    const mergeLine = /npx skillbench report --merge[^\n]*/.exec(runs)![0];
+    for (const [line, cmd] of [[evalLine, 'eval-trigger'], [mergeLine, 'report']] as const) {
+      const known = optionsOf(cmd);
+      for (const [option] of line.matchAll(/(?<=\s)--?[a-z][\w-]*/g)) expect(known.has(option), `${cmd} ${option}`).toBe(true);
+    }
+    expect(evalLine).toContain(`--shard "$SHARD/${shards.length}"`);
+    expect(evalLine).toContain('--json "skillbench/shard-$SHARD.json"');
+    for (const i of shards) expect(mergeLine).toContain(`skillbench/shard-${i}.json`);
+    expect(steps.find((s) => s.id === 'eval')!.env!.SHARD).toBe('${{ matrix.shard }}');
   });
 });

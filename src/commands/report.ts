@@ -54,6 +54,7 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
   // Check every output name before reading anything, so a typo is reported first and alone.
   for (const out of outputs) formatOf(out);
   const results = await resultsOf(file, opts.merge, readResults);
+  const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
 
@@ -71,6 +72,9 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
         })
       : { passed: true, reasons: [], flips: [] };
     verdict.reasons = [...reasons, ...verdict.reasons];
+    // As in eval-trigger: no gate passes on figures with holes in them (a merged run with an incomplete shard too).
+    const incomplete = incompleteText(results.completeness);
+    if (incomplete) verdict.reasons.unshift(`${incomplete}: no gate passes on an incomplete run`);
     verdict.passed = verdict.reasons.length === 0;
     results.gate = verdict;
   }
@@ -89,6 +93,9 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
   }
+  // Shards merged into one run: the run is as incomplete as its shards were (exit 4, after the outputs).
+  const incompleteMerge = opts.merge?.length ? incompleteFailure(results.completeness) : null;
+  if (incompleteMerge) throw incompleteMerge;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }
 
