@@ -330,6 +330,32 @@ describe('--batch-wait, --batch-status, --batch-cancel and --dry-run --batch', (
     expect(status.stdout.trim().split('\n').filter((l) => / collected: /.test(l))).toHaveLength(2);
   });
 
+  it('says when a run stopped mid-submission, and gives up on a job the server does not know, submitting again', async () => {
+    special = null;
+    const { mkdir } = await import('node:fs/promises');
+    // A record as a run stopped before the provider returned the id leaves it, and one of a job the server never had.
+    const done = records('openai-batch')[0]! as unknown as Record<string, unknown>;
+    await mkdir(path.join(file('orphans'), 'batches'), { recursive: true });
+    const write = (name: string, fields: Record<string, unknown>) =>
+      writeFile(path.join(file('orphans'), 'batches', `${name}.json`), JSON.stringify({ ...done, local: name, ...fields }));
+    await write('skillbench-interrupted', { id: null, state: 'submitting' });
+    const r1 = await cli('openai', 'orphans', '--selectors', 'model', '--batch', '--json', file('orphans-1.json'));
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stderr).toMatch(/a run stopped while submitting its 8 requests, before the provider returned an id; if that job exists \(look for "skillbench-interrupted"/);
+    expect(records('orphans').filter((x) => x.state === 'submitting')).toHaveLength(0);
+
+    await rm(path.join(file('orphans'), 'responses'), { recursive: true });
+    await write('skillbench-lost', { id: 'batch_unknown0000', state: 'submitted', createdAt: '2026-01-01T00:00:00.000Z' });
+    const creates = count('batches.create', 'openai');
+    const r2 = await cli('openai', 'orphans', '--selectors', 'model', '--batch', '--batch-retry', 'batch', '--json', file('orphans-2.json'));
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stderr).toMatch(/batch batch_unknown0000 .*submitted by an earlier run/);
+    expect(count('batches.create', 'openai')).toBe(creates + 1);
+    const lost = JSON.parse(readFileSync(path.join(file('orphans'), 'batches', 'skillbench-lost.json'), 'utf8'));
+    expect(lost).toMatchObject({ state: 'collected', note: expect.stringMatching(/unknown to the server: .*404/) });
+    expect(comparable(await readResults(file('orphans-2.json')))).toEqual(comparable(await readResults(file('openai-live.json'))));
+  });
+
   it('--dry-run --batch shows the list and the batch price of the calls it would submit', async () => {
     const r = await cli('gemini', 'dry', '--selectors', 'model', '--batch', '--dry-run');
     expect(r.code).toBe(0);
