@@ -327,7 +327,7 @@ describe('--batch-wait, --batch-status, --batch-cancel and --dry-run --batch', (
     expect(next.stderr).toMatch(/8 canceled; 8 sent again \(--batch-retry\)/);
     expect(count('batches.create', api)).toBe(creates + 1);
     const status = await cli(api, 'manage', '--batch-status');
-    expect(status.stdout.trim().split('\n').filter((l) => / collected: /.test(l))).toHaveLength(2);
+    expect(status.stdout.trim().split('\n').filter((l) => / collected: /.test(l)), status.stdout + next.stderr).toHaveLength(2);
   });
 
   it('says when a run stopped mid-submission, and gives up on a job the server does not know, submitting again', async () => {

@@ -393,6 +393,9 @@ export class BatchQueue {
     const { record } = job;
     const byKey = new Map(outcomes.map((o) => [o.key, o]));
     const counts: BatchOutcomeCounts = { succeeded: 0, stopped: 0, errored: 0, expired: 0, canceled: 0 };
+    // The callers learn the outcome only once every answer is cached and the record says so: a run that ends (or is
+    // killed) right after its callers are answered leaves no job that looks unfinished.
+    const settle: (() => void)[] = [];
     for (const item of record.items) {
       const o: ItemOutcome = byKey.get(item.key) ?? missingOutcome(host.provider, record.id!, status);
       const p = job.pending.get(item.key);
@@ -404,7 +407,7 @@ export class BatchQueue {
         else stats.errored++;
         const error = new CallError(`${o.message} (batch ${record.id})`, undefined, o.retryable);
         if (o.retryable) failures.push({ pending: p, error });
-        else this.reject(p, error);
+        else settle.push(() => this.reject(p, error));
         continue;
       }
       const costUsd = host.batchPrice ? costAt(host.batchPrice, o.response.usage) : 0;
@@ -412,14 +415,14 @@ export class BatchQueue {
       if (stop) {
         // Paid for, but no answer: an error row with its reason, not cached (as a live call).
         counts.stopped++;
-        if (p) this.stopped(p, o.response, costUsd, stop);
+        if (p) settle.push(() => this.stopped(p, o.response, costUsd, stop));
         continue;
       }
       counts.succeeded++;
       const body = { response: o.response, ...(host.batchPrice ? { costUsd } : {}) };
-      // Written before anyone sees it, with the keys and entry format of a live call.
+      // With the keys and entry format of a live call.
       await host.cache.put(p ? makeEntry(item.key, 'chat', host.provider, p.req, p.sample, body) : entryOf(item.key, 'chat', host.provider, host.model, item.sample, item.summary, body));
-      if (p) this.resolve(p, o.response, costUsd);
+      if (p) settle.push(() => this.resolve(p, o.response, costUsd));
       else stats.extra++;
     }
     record.state = 'collected';
@@ -428,6 +431,7 @@ export class BatchQueue {
     await this.store.save(record).catch((err: Error) => host.notice(`batch ${record.id}: collected, but its record could not be updated (${err.message})`));
     const problems = counts.errored + counts.expired + counts.canceled + counts.stopped;
     host.notice(`batch ${record.id}: ${status.state}; ${counts.succeeded} answers cached${problems ? `, ${problems} without an answer (${describeCounts(counts)})` : ''}`);
+    for (const f of settle) f();
   }
 
   /** --batch-retry: requests worth another attempt go to a new job (once) or live; else they are error rows. */
