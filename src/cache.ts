@@ -208,22 +208,35 @@ export function makeEntry(
   sample: number,
   body: { response?: ChatResponse; costUsd?: number; tokens?: number },
 ): CacheEntry {
+  return entryOf(key, op, provider, req.model, sample, summarise(req), body);
+}
+
+/** The same entry from a request's summary (the batch mode writes answers of requests it kept only summaries of). */
+export function entryOf(
+  key: string,
+  op: 'chat' | 'countTokens',
+  provider: ProviderId,
+  model: string,
+  sample: number,
+  summary: Record<string, unknown>,
+  body: { response?: ChatResponse; costUsd?: number; tokens?: number },
+): CacheEntry {
   return {
     schema: CACHE_SCHEMA,
     version: CACHE_FORMAT_VERSION,
     key,
     op,
     provider,
-    model: req.model,
+    model,
     sample,
     createdAt: new Date().toISOString(),
-    summary: summarise(req),
+    summary,
     ...body,
   };
 }
 
 /** What a human reading the file needs to recognise the request; never used for lookup. */
-function summarise(req: ChatRequest): Record<string, unknown> {
+export function summarise(req: ChatRequest): Record<string, unknown> {
   const last = [...req.messages].reverse().find((m) => m.role === 'user');
   return {
     lastUser: last && last.role === 'user' ? last.content.slice(0, 300) : null,

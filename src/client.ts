@@ -20,9 +20,13 @@ import {
   LOCAL_PLACEHOLDER_KEY,
   PROVIDERS,
 } from './providers/index.js';
-import { costAt, isLocalBaseUrl, priceOf, type Price } from './providers/pricing.js';
+import { batchPriceOf, costAt, isLocalBaseUrl, priceOf, type Price } from './providers/pricing.js';
+import { BatchQueue, batchSettings, type BatchHost, type BatchStats } from './batch/queue.js';
+import { formatBatchStats } from './batch/summary.js';
+import { BatchStore } from './batch/store.js';
+import { loadBatchApi, type BatchApi } from './providers/batch/index.js';
 import { CallError, stopError } from './providers/shared.js';
-import { registerSecret, registerUrlSecrets, knownSecrets } from './secrets.js';
+import { registerSecret, registerUrlSecrets, knownSecrets, safeUrl } from './secrets.js';
 import type { ChatProvider, ChatRequest, ChatResponse, Lane, ProviderId, Usage } from './types.js';
 
 export { backoffMs, retryPolicy, withRetries, Pacer, type RetryPolicy } from './client/retry.js';
@@ -107,6 +111,8 @@ export interface ClientStats {
   corruptCacheEntries: number;
   cacheWarnings: string[];
   budgetExceeded: boolean;
+  /** Batch mode: jobs submitted and picked up, requests that expired or failed in them. */
+  batch?: BatchStats;
 }
 
 export interface DryRunReport {
@@ -124,6 +130,8 @@ export interface DryRunReport {
   method: string;
   /** Whether the stable prefix (tools + catalogue) reaches the model's prompt-cache minimum. */
   promptCache?: string;
+  /** Batch mode: the same calls at the batch price (null: unknown), and how many are in jobs already submitted. */
+  batch?: { multiplier: number | null; estimatedCostUsd: number | null; alreadySubmitted: number };
 }
 
 export interface ChatClient {
@@ -138,6 +146,13 @@ export interface ChatClient {
   summary(): string;
   /** The cache key of a request as this client would send it (benchmarks fill caches with it). */
   keyOf(req: ClientRequest, sample?: number): string;
+  /**
+   * Present in batch mode (ProviderOptions.batch, --batch): chat() calls that are not cached join a queue that is
+   * submitted through the provider's batch API once no new call has come for a moment (see src/batch/queue.ts).
+   * `hold()` keeps the queue from being submitted until the function it returns is called: take one before an
+   * asynchronous step after which more calls follow, so that they all go in one batch.
+   */
+  batch?: { hold(): () => void };
 }
 
 /** What the selectors, the suggester and the agent loop need of a client: one call, its provider and model. */
@@ -148,6 +163,8 @@ export interface ClientTuning extends RetryTuning {
   env?: NodeJS.ProcessEnv;
   /** Embeddings: called once, before the model is first loaded or called (a vector is not in the disk cache). */
   onEmbeddingLoad?: () => void;
+  /** Where batch mode says what it submits and waits for (default: stderr). */
+  notice?: (line: string) => void;
 }
 
 export interface ResolvedConfig {
@@ -234,7 +251,10 @@ export const ESTIMATED_OUTPUT_TOKENS = 200;
 
 export async function createChatClient(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<ChatClient> {
   const core = clientCore(opts, tuning);
+  if (opts.batch && !opts.dryRun) core.batch = new BatchQueue(batchHost(core, tuning));
+  const batch = core.batch;
   return {
+    ...(batch ? { batch: { hold: () => batch.hold() } } : {}),
     provider: core.cfg.provider,
     model: core.cfg.model,
     chat: (req, o) => chat(core, req, o),
@@ -269,10 +289,15 @@ interface ClientCore {
   provider: () => Promise<ChatProvider>;
   /** Live calls not yet answered, by cache key. */
   inFlight: Map<string, Promise<ChatResult>>;
+  /** Batch mode (--batch): uncached calls go through the provider's batch API. */
+  batch: BatchQueue | null;
 }
 
 function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
   const env = tuning.env ?? process.env;
+  if (opts.batch && opts.cacheOnly) {
+    throw new UserError('--batch and --cache-only: --cache-only never calls, so there is nothing to batch', 'drop one of them');
+  }
   const cfg = resolveConfig(opts, env);
   const plan = modelPlan(cfg, opts.thinking, env);
   const price = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
@@ -292,10 +317,11 @@ function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
     limit: pLimit(cfg.concurrency),
     price,
     tally,
-    dryRun: new DryRunTally(),
+    dryRun: new DryRunTally(opts.batch ? { price: batchPriceOf(price), store: new BatchStore(opts.cacheDir ?? '.skillbench/cache'), baseUrl: safeUrl(cfg.baseUrl) ?? null } : undefined),
     budget: new Budget(opts.maxCost, tally, price),
     provider: lazyChatProvider(cfg),
     inFlight: new Map(),
+    batch: null,
   };
 }
 
@@ -329,9 +355,10 @@ async function chat(core: ClientCore, req0: ClientRequest, o: ChatOptions = {}):
     throw new CacheMissError(describe(req));
   }
   if (core.opts.dryRun) {
-    core.dryRun.wouldCall(await estimateCall(req, core.price), await estimatePrefixTokens(req));
+    core.dryRun.wouldCall(await estimateCall(req, core.price), await estimatePrefixTokens(req), key);
     throw new DryRunError();
   }
+  if (core.batch) return core.batch.enqueue(req, key, sample, o.lane, t0);
   return callOnce(core, req, key, sample, o.lane, t0);
 }
 
@@ -395,9 +422,10 @@ function callLive(core: ClientCore, req: ChatRequest, key: string, sample: numbe
       core.tally.paid(response.usage, costUsd, lane);
       // A response that ended without an answer (length, safety, refusal) was paid for, but it is an error row with
       // its reason, never a "none" decision, and it is not cached: a rerun asks again.
-      if (!response.calls.length && response.stopKind && response.stopKind !== 'stop' && response.stopKind !== 'tool') {
-        core.tally.stoppedWithout(response.stopKind);
-        throw stopError(core.cfg.provider, response.stopKind, response.stopReason);
+      const stop = unansweredError(core.cfg.provider, response);
+      if (stop) {
+        core.tally.stoppedWithout(response.stopKind!);
+        throw stop;
       }
       // Written before the caller sees it: a run killed after this point never pays for this request again.
       await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
@@ -411,6 +439,46 @@ function callLive(core: ClientCore, req: ChatRequest, key: string, sample: numbe
       if (lane) lane.inFlight--;
     }
   });
+}
+
+/** The error row of a response that ended without the answer or call it was asked for (length, safety, refusal,
+ * ...), or null when it answered. Live and batch answers alike. */
+export function unansweredError(provider: ProviderId, response: ChatResponse): CallError | null {
+  if (response.calls.length || !response.stopKind || response.stopKind === 'stop' || response.stopKind === 'tool') return null;
+  return stopError(provider, response.stopKind, response.stopReason);
+}
+
+/** What the batch mode (src/batch/queue.ts) uses of its client: the cache, the figures, the budget at the batch
+ * price, the retry loop for the batch API's own calls, and one live call for --batch-retry live. */
+function batchHost(core: ClientCore, tuning: ClientTuning): BatchHost {
+  const { cfg } = core;
+  const batchPrice = batchPriceOf(core.price);
+  // Submissions and result files can be large: a batch API call gets at least 5 minutes.
+  const timeoutMs = Math.max(cfg.timeoutMs, 300_000);
+  let api: Promise<BatchApi> | null = null;
+  return {
+    provider: cfg.provider,
+    model: cfg.model,
+    baseUrl: cfg.baseUrl,
+    cacheDir: core.opts.cacheDir ?? '.skillbench/cache',
+    cache: core.cache,
+    batchPrice,
+    budgetPrice: batchPrice ?? core.price,
+    tally: core.tally,
+    reserve: (req, price) => core.budget.reserve(req, price),
+    release: (usd) => core.budget.release(usd),
+    withRetries: (fn) => withRetries(cfg.provider, core.policy, fn, { ...retryHooks(core), timeoutMs }),
+    api: () =>
+      (api ??= (async () => {
+        // Only reachable with a key (resolveConfig refuses a live run without one): a bug otherwise.
+        if (!cfg.apiKey) throw new UserError(`no API key for ${cfg.provider}`, `export ${KEY_VARS[cfg.provider][0]}=...`);
+        return loadBatchApi(cfg.provider, { apiKey: cfg.apiKey, baseUrl: cfg.baseUrl, model: cfg.model, timeoutMs });
+      })()),
+    unanswered: (response) => unansweredError(cfg.provider, response),
+    live: (req, key, sample, lane) => callOnce(core, req, key, sample, lane, performance.now()),
+    notice: tuning.notice ?? ((line) => console.error(`skillbench: ${line}`)),
+    settings: batchSettings(core.opts, tuning.env ?? process.env),
+  };
 }
 
 /** The retry loop's view of the client: its pacer, breaker, per-attempt timeout and retry counter. */
@@ -527,10 +595,10 @@ class Budget {
 
   /** Reserves the call's estimated cost or throws BudgetExceededError; returns what to release when the call ends.
    * With no list price the estimate is 0: the limit cannot be enforced (the summary says so). */
-  async reserve(req: ChatRequest): Promise<number> {
+  async reserve(req: ChatRequest, price: Price | null = this.price): Promise<number> {
     if (this.maxCostUsd === undefined) return 0;
     if (this.exceeded) throw new BudgetExceededError(this.maxCostUsd, this.tally.spentUsd);
-    const cost = this.price ? (await estimateCall(req, this.price)).cost : 0;
+    const cost = price ? (await estimateCall(req, price)).cost : 0;
     if (this.tally.spentUsd + this.reservedUsd + cost > this.maxCostUsd) {
       this.exceeded = true;
       throw new BudgetExceededError(this.maxCostUsd, this.tally.spentUsd);
@@ -565,15 +633,35 @@ class DryRunTally {
   private input = 0;
   private output = 0;
   private costUsd = 0;
+  private batchCostUsd = 0;
+  private readonly keys: string[] = [];
 
   private prefix = 0;
 
-  wouldCall(e: CallEstimate, prefixTokens = 0): void {
+  /** `batch`: --dry-run --batch, with the batch price and the jobs already submitted from this cache folder. */
+  constructor(private readonly batch?: { price: Price | null; store: BatchStore; baseUrl: string | null }) {}
+
+  wouldCall(e: CallEstimate, prefixTokens = 0, key?: string): void {
     this.prefix = Math.max(this.prefix, prefixTokens);
     this.calls++;
     this.input += e.input;
     this.output += e.output;
     this.costUsd += e.cost;
+    if (this.batch) {
+      if (this.batch.price) this.batchCostUsd += costAt(this.batch.price, { ...ZERO, inputTokens: e.input, outputTokens: e.output });
+      if (key) this.keys.push(key);
+    }
+  }
+
+  private batchReport(cfg: ResolvedConfig): DryRunReport['batch'] {
+    if (!this.batch) return undefined;
+    const { price, store, baseUrl } = this.batch;
+    const submitted = new Set(store.open(cfg.provider, cfg.model, baseUrl).flatMap((r) => r.items.map((it) => it.key)));
+    return {
+      multiplier: price ? (price.batchDiscount ?? 1) : null,
+      estimatedCostUsd: price ? this.batchCostUsd : null,
+      alreadySubmitted: this.keys.filter((k) => submitted.has(k)).length,
+    };
   }
 
   report(cfg: ResolvedConfig, price: Price | null, plan?: ModelPlan): DryRunReport {
@@ -587,11 +675,12 @@ class DryRunTally {
       estimatedOutputTokens: this.output,
       estimatedCostUsd: price ? this.costUsd : null,
       method: `input counted offline with the o200k tokenizer (an estimate for non-OpenAI models); output assumed ${ESTIMATED_OUTPUT_TOKENS} tokens per call; list prices of ${cfg.model}`,
+      ...(this.batch ? { batch: this.batchReport(cfg) } : {}),
     };
   }
 }
 
-function clientStats({ cfg, tally, cache, price, budget, breaker, plan }: ClientCore): ClientStats {
+function clientStats({ cfg, tally, cache, price, budget, breaker, plan, batch }: ClientCore): ClientStats {
   return {
     provider: cfg.provider,
     model: cfg.model,
@@ -606,10 +695,12 @@ function clientStats({ cfg, tally, cache, price, budget, breaker, plan }: Client
     tokens: { ...tally.tokens },
     spentUsd: tally.spentUsd,
     costUsd: tally.costUsd,
-    priceKnown: price !== null,
+    // In batch mode the answers paid now are priced at the batch price, which the table may not give.
+    priceKnown: batch ? batch.stats.multiplier !== null && price !== null : price !== null,
     corruptCacheEntries: cache.stats.corrupt,
     cacheWarnings: [...cache.stats.warnings],
     budgetExceeded: budget.exceeded,
+    ...(batch ? { batch: { ...batch.stats, ids: [...batch.stats.ids] } } : {}),
   };
 }
 
@@ -655,6 +746,7 @@ export function formatStats(st: ClientStats): string {
   const other = st.cacheWarnings.filter((w) => !w.includes('corrupt'));
   if (other.length) lines.push(`${n(other.length)} cache warnings (first: ${other[0]})`);
   if (st.budgetExceeded) lines.push('stopped calling: --max-cost reached; results cover what was done before');
+  if (st.batch) lines.push(...formatBatchStats(st.batch));
   return lines.join('\n');
 }
 

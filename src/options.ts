@@ -21,6 +21,12 @@ export interface ProviderOptions {
   maxRetryTime?: number;
   /** Share of calls that may fail before the run is incomplete (exit 4). */
   maxErrorRate?: number;
+  /** --batch: uncached model calls go through the provider's batch API (see addBatchOptions). */
+  batch?: boolean;
+  /** --batch-wait, seconds. */
+  batchWait?: number;
+  /** --batch-retry: none, batch or live. */
+  batchRetry?: string;
 }
 
 export function addProviderOptions(cmd: Command): Command {
@@ -126,4 +132,22 @@ export function parseRate(value: string): number {
 /** commander turns this into "error: option '...' argument '...' is invalid. <message>" and exit code 2. */
 class InvalidOption extends Error {
   readonly code = 'commander.invalidArgument';
+}
+
+/** --batch and the options that manage batches (eval-trigger; any command whose model calls are independent). */
+export interface BatchCliOptions {
+  batch?: boolean;
+  batchWait?: number;
+  batchRetry?: string;
+  batchStatus?: boolean;
+  batchCancel?: boolean;
+}
+
+export function addBatchOptions(cmd: Command): Command {
+  return cmd
+    .option('--batch', 'submit the uncached model calls through the provider\'s batch API (lower price, answers within 24 h); resumable: rerun the same command to pick the batches up')
+    .option('--batch-wait <seconds>', 'with --batch: stop waiting after this long; the batches keep running and a rerun collects them (default: until they end)', parseNonNegative)
+    .addOption(new Option('--batch-retry <how>', 'with --batch: requests that expired, were canceled or failed transiently: none (error rows), batch (a new batch), live (called now)').choices(['none', 'batch', 'live']).default('none'))
+    .option('--batch-status', 'show the batches recorded in the cache folder and their state at the provider, then exit')
+    .option('--batch-cancel', 'cancel the unfinished batches recorded in the cache folder, then exit (a rerun collects what they answered)');
 }

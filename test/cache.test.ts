@@ -29,7 +29,7 @@ async function tempDir(): Promise<string> {
 async function buildClient(): Promise<string> {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-cache-test-${process.pid}`);
   const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts', 'secrets.ts'];
-  for (const dir of ['providers', 'client', 'text']) {
+  for (const dir of ['providers', 'providers/batch', 'client', 'batch', 'text']) {
     for (const f of await readdir(path.join(root, 'src', dir))) if (f.endsWith('.ts')) files.push(`${dir}/${f}`);
   }
   // The model table, where providers/models.js looks for it (../../data from its folder).

@@ -1,11 +1,12 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, fused, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addHostOptions, addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addBatchOptions, addHostOptions, addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type BatchCliOptions, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
-interface Options extends ProviderOptions, OutputOptions, HostCliOptions {
+interface Options extends ProviderOptions, OutputOptions, HostCliOptions, BatchCliOptions {
+  shard?: string;
   skills?: string;
   requests?: string;
   skill?: string;
@@ -47,9 +48,11 @@ export function register(program: Command): void {
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
     .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
-    .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5);
+    .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5)
+    .option('--shard <i/n>', 'run the i-th of n slices of the requests (by request id hash: stable when requests are added), for a CI matrix; join the shards with report --merge');
   addHostOptions(cmd);
   addProviderOptions(cmd);
+  addBatchOptions(cmd);
   addOutputOptions(cmd);
   cmd
     .addHelpText(
@@ -59,7 +62,10 @@ export function register(program: Command): void {
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
         '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set\n' +
-        '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000',
+        '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000\n' +
+
+        '  $ skillbench eval-trigger --selectors model --batch --json results.json      # half price, resumable\n' +
+        '  $ skillbench eval-trigger --shard 2/4 --json shard-2.json                       # then: skillbench report --merge shard-*.json -o results.json',
     )
     .action(async (opts: Options) => {
       await run(opts, program.version() ?? '0.0.0');
@@ -67,6 +73,13 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
+  if (opts.batchStatus || opts.batchCancel) {
+    if (opts.batchStatus && opts.batchCancel) throw new UserError('--batch-status and --batch-cancel both given', 'give one of them');
+    const { manageBatches } = await import('../batch/manage.js');
+    for (const line of await manageBatches(opts, opts.batchCancel ? 'cancel' : 'status')) console.log(line);
+    return;
+  }
+  const shard = opts.shard === undefined ? undefined : (await import('../shard.js')).parseShard(opts.shard);
   const [{ evalTrigger, parseSelectors, parseThreshold }, { parseCv }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
     await Promise.all([
       import('../selectors/run.js'),
@@ -98,7 +111,7 @@ async function run(opts: Options, version: string): Promise<void> {
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline, cv }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline, cv, shard }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }

@@ -3,10 +3,11 @@
 // eval-trigger.
 import { Command } from 'commander';
 import { parseNonNegative, parseRate } from '../options.js';
-import { GateFailure } from '../errors.js';
+import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
 interface Options {
+  merge?: string[];
   output?: string[];
   json?: string;
   baseline?: string;
@@ -21,7 +22,8 @@ export function register(program: Command): void {
   program
     .command('report')
     .description('re-render a results file (terminal tables, or .json .html .md .xml .csv files) with no provider call; compare it with a baseline')
-    .argument('<results>', 'a results file written by --json or -o FILE.json')
+    .argument('[results]', 'a results file written by --json or -o FILE.json')
+    .option('--merge <files...>', 'join the results files of the shards of one run (eval-trigger --shard I/N) into one run; write it with -o merged.json')
     .option('-o, --output <file...>', 'write the report; format by extension: .json .html .md .xml (JUnit) .csv (repeatable). Without -o: tables on the terminal')
     .option('--json <file>', 'write the results file (with the gate verdict of this comparison) (same as -o FILE.json)')
     .option('--baseline <file>', 'compare with this earlier results file side by side, and gate: fail (exit 1) on a significant regression (paired, exact McNemar)')
@@ -33,14 +35,15 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nExample:\n  $ skillbench report results.json -o report.html -o summary.md -o junit.xml -o decisions.csv\n' +
-        '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md',
+        '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md\n' +
+        '  $ skillbench report --merge shard-1.json shard-2.json shard-3.json -o results.json -o summary.md',
     )
-    .action(async (file: string, opts: Options) => {
+    .action(async (file: string | undefined, opts: Options) => {
       await run(file, opts);
     });
 }
 
-async function run(file: string, opts: Options): Promise<void> {
+async function run(file: string | undefined, opts: Options): Promise<void> {
   const [{ readResults }, { computeMetrics }, gate, { writeOutputs, formatOf }] = await Promise.all([
     import('../results.js'),
     import('../metrics.js'),
@@ -50,7 +53,8 @@ async function run(file: string, opts: Options): Promise<void> {
   const outputs = [...(opts.json ? [opts.json] : []), ...(opts.output ?? [])];
   // Check every output name before reading anything, so a typo is reported first and alone.
   for (const out of outputs) formatOf(out);
-  const results = await readResults(file);
+  const results = await resultsOf(file, opts.merge, readResults);
+  const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
 
@@ -68,6 +72,9 @@ async function run(file: string, opts: Options): Promise<void> {
         })
       : { passed: true, reasons: [], flips: [] };
     verdict.reasons = [...reasons, ...verdict.reasons];
+    // As in eval-trigger: no gate passes on figures with holes in them (a merged run with an incomplete shard too).
+    const incomplete = incompleteText(results.completeness);
+    if (incomplete) verdict.reasons.unshift(`${incomplete}: no gate passes on an incomplete run`);
     verdict.passed = verdict.reasons.length === 0;
     results.gate = verdict;
   }
@@ -88,6 +95,9 @@ async function run(file: string, opts: Options): Promise<void> {
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!, layoutFor().width));
   }
+  // Shards merged into one run: the run is as incomplete as its shards were (exit 4, after the outputs).
+  const incompleteMerge = opts.merge?.length ? incompleteFailure(results.completeness) : null;
+  if (incompleteMerge) throw incompleteMerge;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }
 
@@ -95,4 +105,17 @@ async function run(file: string, opts: Options): Promise<void> {
 async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string, width: number): Promise<string> {
   const { renderComparisonTable } = await import('../report/compare.js');
   return renderComparisonTable(results, baseline, baselineFile, width);
+}
+
+/** The results file given, or the shards given to --merge joined into one run (exactly one of the two). */
+async function resultsOf(file: string | undefined, merge: string[] | undefined, read: (f: string) => Promise<ResultsFile>): Promise<ResultsFile> {
+  if (merge?.length) {
+    if (file !== undefined) {
+      throw new UserError(`report: a results file (${file}) and --merge both given`, 'pass the results file alone, or every shard to --merge: report --merge a.json b.json -o merged.json');
+    }
+    const { mergeShards } = await import('../merge.js');
+    return mergeShards(await Promise.all(merge.map(async (f) => ({ file: f, results: await read(f) }))));
+  }
+  if (file === undefined) throw new UserError('report: no results file given', 'pass a results file written by --json, or the shards of one run to --merge');
+  return read(file);
 }

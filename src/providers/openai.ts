@@ -12,7 +12,7 @@ function client(cfg: ProviderConfig): OpenAI {
 }
 
 /** api.openai.com (the default) takes max_completion_tokens; local servers know max_tokens. */
-function isOpenAICloud(baseUrl: string | undefined): boolean {
+export function isOpenAICloud(baseUrl: string | undefined): boolean {
   if (!baseUrl) return true;
   try {
     return new URL(baseUrl).hostname === 'api.openai.com';

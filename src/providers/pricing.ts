@@ -62,6 +62,26 @@ export function priceOf(provider: ProviderId, model: string, ctx: PriceContext =
   };
 }
 
+/**
+ * The batch APIs' prices: every list price (tiers included) times the row's `batchDiscount`. Null when the list price
+ * is unknown or the table gives no batch discount for the model: the batch price is then unknown, never assumed.
+ * A local server stays free.
+ */
+export function batchPriceOf(price: Price | null): Price | null {
+  if (!price) return null;
+  if (price === LOCAL_PRICE) return LOCAL_PRICE;
+  const d = price.batchDiscount;
+  if (d === undefined) return null;
+  const scale = <T extends Pick<Price, 'input' | 'cachedInput' | 'cacheWrite' | 'output'>>(p: T): T => ({
+    ...p,
+    input: p.input * d,
+    cachedInput: p.cachedInput * d,
+    cacheWrite: p.cacheWrite * d,
+    output: p.output * d,
+  });
+  return { ...scale(price), ...(price.tiers ? { tiers: price.tiers.map(scale) } : {}), note: `batch price: ${d}x the list price` };
+}
+
 /** The prices that apply to one call: the highest tier its prompt length reaches, else the base prices. */
 function pricesFor(p: Price, inputTokens: number): Pick<Price, 'input' | 'cachedInput' | 'cacheWrite' | 'output'> {
   const tier = [...(p.tiers ?? [])].reverse().find((t) => inputTokens > t.aboveInputTokens);

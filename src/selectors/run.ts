@@ -26,6 +26,7 @@ import {
   CHAT_SELECTORS, SCORE_RANGES, SCORE_SELECTORS, SELECTOR_NAMES, keepTop, type Prefilter, type SelectorChatClient, type SelectorName,
 } from './index.js';
 import type { CvSetting, ScoreSelector, ThresholdPlan } from './thresholds.js';
+import { selectShard, type ShardInfo } from '../shard.js';
 
 export interface EvalTriggerOptions extends ProviderOptions, HostCliOptions {
   skills?: string;
@@ -49,6 +50,8 @@ export interface EvalTriggerOptions extends ProviderOptions, HostCliOptions {
   /** Where hybrid's shortlist comes from (default fused). */
   prefilter?: Prefilter;
   runs: number;
+  /** --shard I/N: run only the requests of this slice (src/shard.ts). */
+  shard?: { index: number; count: number };
 }
 
 export interface Availability {
@@ -142,7 +145,7 @@ export interface RunContext {
   calibrationLanguages?: LanguageSummary['requests'];
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; cacheHits?: number; runStopped?: string | null } }>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; cacheHits?: number; runStopped?: string | null }; batch?: { hold(): () => void } }>;
   /** `onLoad`: called before the embedding model is first loaded (a vector is not cached), so the wait can be named. */
   embedder: (onLoad?: () => void) => Promise<EmbeddingProvider>;
   /** Where each score selector's threshold comes from (decided before any call). */
@@ -162,6 +165,9 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   // while the offline selectors compute (CPU-bound).
   const needsChat = selectors.includes('model') || selectors.includes('hybrid');
   const client = needsChat ? await ctx.chatClient() : undefined;
+  // --batch: model and hybrid calls go in one batch, submitted once hybrid (after the similarity ranking) has asked.
+  // (Should an offline step throw first, the held calls are simply never submitted: nothing is paid for.)
+  const releaseBatch = client?.batch?.hold() ?? (() => {});
   if (client && selectors.includes('model')) {
     const { runModelSelector } = await import('./model.js');
     const model = runModelSelector(client, skills, requests, { host: ctx.host, runs: opts.runs, lane: lanes.get('model') }).then((r) => void runs.set('model', r));
@@ -207,6 +213,7 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
       runs.set('hybrid', { selector: 'hybrid', kind: 'decision', decisions: errorDecisions(requests, opts.runs, offline.prefilterError ?? `the ${prefilter} prefilter did not run`) });
     }
   }
+  releaseBatch();
   await Promise.all(chat);
   // In the order asked for (or the default order).
   return selectors.filter((s) => runs.has(s)).map((s) => runs.get(s)!);
@@ -310,6 +317,17 @@ async function describeLanguages(inputs: EvalInputs, selectors: SelectorName[], 
   return { languages, calibrationLanguages };
 }
 
+/** --shard: keeps the slice's requests (in `inputs`) and says what the shard holds. */
+function pickShard(inputs: EvalInputs, spec: NonNullable<EvalTriggerOptions['shard']>, deps: EvalTriggerDeps): ShardInfo {
+  const { requests, info } = selectShard(inputs.requests, spec);
+  inputs.requests = requests;
+  deps.notice(
+    `skillbench: shard ${spec.index}/${spec.count}: ${requests.length} of ${info.of} requests; join every shard's results with ` +
+      '`skillbench report --merge` (the score selectors\' optimistic thresholds are chosen again there, on all the requests)',
+  );
+  return info;
+}
+
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
   // The host first: a bad --host file or --system-prompt fails before anything is loaded or paid for.
@@ -317,6 +335,10 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const host = await resolveHost(opts);
   const { loadEvalInputs } = await import('../eval-inputs.js');
   const inputs = await loadEvalInputs(opts, deps.notice);
+  const shard = opts.shard ? pickShard(inputs, opts.shard, deps) : undefined;
+  if (opts.batch && opts.selectors && !opts.selectors.some((s) => CHAT_SELECTORS.includes(s))) {
+    deps.notice(`skillbench: --batch applies to the model and hybrid selectors only; ${opts.selectors.join(', ')} make no model call`);
+  }
   const [{ hostFrame }, { hostSummary, hostNotes }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
   const summary = hostSummary(host, hostFrame(host, inputs.skills).listing);
   // Before any call: the skills the host's listing drops or shortens, and the requests that will miss them.
@@ -370,7 +392,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const { completenessOf } = await import('../completeness.js');
   return {
     results: {
-      ...resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion),
+      ...resultsHeader(inputs, availability, opts, host, deps.skillbenchVersion, shard),
       runs,
       completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, host),
@@ -422,7 +444,7 @@ async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: 
 }
 
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
-function resultsHeader(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, host: Host, version: string): Omit<ResultsFile, 'runs'> {
+function resultsHeader(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, host: Host, version: string, shard?: ShardInfo): Omit<ResultsFile, 'runs'> {
   const format = host.catalogue.listing.format;
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
@@ -457,6 +479,8 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
       baseUrl: safeUrl(opts.baseUrl),
       cacheOnly: opts.cacheOnly ?? false,
       thinking: opts.thinking,
+      ...(opts.batch ? { batch: true } : {}),
+      ...(shard ? { shard } : {}),
     },
     catalogue: {
       source: relative(inputs.catalogue.source),

@@ -50,10 +50,19 @@
  *   server.setHandlers(h) swaps the handlers; server.reset() forgets recorded requests and counters
  *   Options: startWireServer(handlers, {rateLimit: {perSecond, burst?}}): a token bucket over all requests; a request
  *   over the rate gets 429 with `retry-after-ms` (and `retry-after` in seconds) and is counted in `server.rejected`.
+ * Batch APIs (wire-batches.ts): Anthropic /v1/messages/batches[/{id}[/cancel|/results]], Gemini
+ *   /{version}/models/{m}:batchGenerateContent and /{version}/batches/{id}[:cancel], OpenAI [/v1]/files[/{id}/content]
+ *   and [/v1]/batches[/{id}[/cancel]]; recorded with method 'batches.create' | 'batches.retrieve' | 'batches.get' |
+ *   'batches.results' | 'batches.cancel' | 'files.create' | 'files.content'. Each request of a job is answered, when
+ *   the job ends, by the same strictness and handler as a live call (its Recorded has `batch: {id, customId}`);
+ *   fault.batchExpired() as a handler's reply makes it expire. A job ends on its second status poll
+ *   ({batches: {endAfterPolls}} to change); server.batches.hold() / release() keep every job running; server.batches.jobs
+ *   lists them.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { strictRefusal } from './strict-models.js';
+import { batchRouteOf, createBatchBackend, type BatchBackend, type BatchOptions } from './wire-batches.js';
 
 export type Api = 'gemini' | 'anthropic' | 'openai';
 
@@ -73,6 +82,8 @@ export interface Recorded {
   /** Parsed JSON body (undefined when there was none or it was not JSON). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** A request of a batch job, answered when the job ends (not an HTTP request: not in `requests`). */
+  batch?: { id: string; customId: string };
 }
 
 export type Reply =
@@ -82,7 +93,8 @@ export type Reply =
   | { fault: 'malformed'; status?: number }
   | { fault: 'stall'; body: string }
   | { fault: 'drip'; everyMs: number }
-  | { fault: 'delay'; ms: number; reply: Reply };
+  | { fault: 'delay'; ms: number; reply: Reply }
+  | { fault: 'batch-expired' };
 
 export type Handler = (req: Recorded) => Reply | Promise<Reply>;
 
@@ -100,6 +112,8 @@ export interface WireServerOptions {
    * parameter the model does not take gets that API's 400; a retired model gets a 404 (test/support/strict-models.ts).
    */
   strict?: boolean;
+  /** The batch APIs' pace (see wire-batches.ts). */
+  batches?: BatchOptions;
 }
 
 export interface WireServer {
@@ -116,6 +130,8 @@ export interface WireServer {
   setHandlers(handlers: Handlers): void;
   /** Forget the recorded requests, hits and rejections (handlers stay). */
   reset(): void;
+  /** The batch jobs, and control over when they end. */
+  batches: Pick<BatchBackend, 'jobs' | 'hold' | 'release'>;
   close(): Promise<void>;
 }
 
@@ -127,6 +143,8 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
   const hanging = new Set<http.ServerResponse>();
   const bucket = options.rateLimit ? createBucket(options.rateLimit.perSecond, options.rateLimit.burst) : null;
   const state = { rejected: 0 };
+  let url = '';
+  const batches = createBatchBackend(options.batches ?? {}, { url: () => url, itemReply: (rec) => replyFor(rec), errorBody });
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -145,7 +163,7 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
 
   async function handle(req: http.IncomingMessage, text: string, res: http.ServerResponse): Promise<void> {
     const [path, query = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
-    const route = routeOf(path);
+    const route = batchRouteOf(req.method ?? 'GET', path) ?? routeOf(path);
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
@@ -171,17 +189,17 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
         return;
       }
     }
-    const refusal = options.strict === false ? null : strictRefusal(route.api, route.method, model, body);
-    if (refusal) {
-      send(res, { status: refusal.status, body: errorBody(route.api, refusal.status, refusal.message) });
-      return;
-    }
-    const handler = current[route.api];
-    if (!handler) {
-      send(res, { status: 404, body: errorBody(route.api, 404, `wire-server: no ${route.api} handler`) });
-      return;
-    }
-    await answer(res, await handler(rec));
+    const batchReply = await batches.handle(rec, text);
+    await answer(res, batchReply ?? (await replyFor(rec)));
+  }
+
+  /** What a model request gets: the strict API's refusal, else the test's handler's reply. */
+  async function replyFor(rec: Recorded): Promise<Reply> {
+    const refusal = options.strict === false ? null : strictRefusal(rec.api, rec.method, rec.model, rec.body);
+    if (refusal) return { status: refusal.status, body: errorBody(rec.api, refusal.status, refusal.message) };
+    const handler = current[rec.api];
+    if (!handler) return { status: 404, body: errorBody(rec.api, 404, `wire-server: no ${rec.api} handler`) };
+    return handler(rec);
   }
 
   async function answer(res: http.ServerResponse, reply: Reply): Promise<void> {
@@ -220,6 +238,9 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
           await new Promise((r) => setTimeout(r, reply.ms));
           await answer(res, reply.reply);
           return;
+        case 'batch-expired':
+          send(res, { status: 500, body: { error: { message: 'wire-server: fault.batchExpired() answers batch requests only' } } });
+          return;
       }
     }
     send(res, reply);
@@ -227,8 +248,9 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  url = `http://127.0.0.1:${port}`;
   return {
+    batches: { jobs: batches.jobs, hold: batches.hold, release: batches.release },
     url,
     baseUrl: (api) => (api === 'openai' ? `${url}/v1` : url),
     requests,
@@ -527,6 +549,10 @@ export const fault = {
   /** 200, then one byte every `everyMs` ms, forever. */
   drip(everyMs = 100): Reply {
     return { fault: 'drip', everyMs };
+  },
+  /** A batch request that expires (the job ended before it was processed). */
+  batchExpired(): Reply {
+    return { fault: 'batch-expired' };
   },
 };
 
