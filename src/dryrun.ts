@@ -16,11 +16,17 @@ const count = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? '' : 's'}
 export function describeDryRun(r: DryRunReport, notes: string[] = []): string {
   const total = r.calls + r.cached;
   const share = total ? ` (${Math.round((100 * r.cached) / total)}%)` : '';
-  const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)} at list price`;
+  const b = r.batch;
+  const list = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)} at ${b ? 'the' : ''} list price`.replace('at  list', 'at list');
+  // --batch: both prices, the batch one from the model table's batchDiscount (unknown when the table has none).
+  const cost = b
+    ? `${list}, ${b.estimatedCostUsd === null ? 'batch price unknown (no batchDiscount in the model table)' : `~$${b.estimatedCostUsd.toFixed(4)} at the batch price (${b.multiplier}x, --batch)`}`
+    : list;
   return [
-    `dry run, nothing called (${r.provider}/${r.model}): ${count(total, 'request')}, ${count(r.calls, 'call')} to make and ` +
+    `dry run, nothing called (${r.provider}/${r.model}): ${count(total, 'request')}, ${count(r.calls, 'call')} ${b ? 'would be submitted in a batch' : 'to make'} and ` +
       `${n(r.cached)}${share} answered from the cache; ~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}`,
     `  (${r.method})`,
+    ...(b?.alreadySubmitted ? [`  ${n(b.alreadySubmitted)} of these calls are in batches an earlier run submitted: they would be picked up, not submitted again`] : []),
     ...(r.promptCache ? [`  ${r.promptCache}`] : []),
     ...notes.map((x) => `  ${x}`),
   ].join('\n');

@@ -359,7 +359,7 @@ describe('--batch-wait, --batch-status, --batch-cancel and --dry-run --batch', (
   it('--dry-run --batch shows the list and the batch price of the calls it would submit', async () => {
     const r = await cli('gemini', 'dry', '--selectors', 'model', '--batch', '--dry-run');
     expect(r.code).toBe(0);
-    const m = /8 calls would be submitted in a batch, 0 answered from the cache; .*~\$([\d.]+) at the list price, ~\$([\d.]+) at the batch price \(0\.5x, --batch\)/.exec(r.stdout);
+    const m = /8 calls would be submitted in a batch and 0 \(0%\) answered from the cache; .*~\$([\d.]+) at the list price, ~\$([\d.]+) at the batch price \(0\.5x, --batch\)/.exec(r.stdout);
     expect(m, r.stdout).not.toBeNull();
     expect(Number(m![2])).toBeCloseTo(Number(m![1]) / 2, 4);
     expect(count('batches.create', 'gemini')).toBeGreaterThan(0); // earlier tests only: the dry run submitted nothing

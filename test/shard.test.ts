@@ -100,7 +100,7 @@ describe('--shard I/N', () => {
 
 describe('report --merge', () => {
   it('gives the figures of one run: decisions, thresholds re-chosen on every request, metrics, completeness', async () => {
-    const sel = ['--selectors', 'similarity,keyword,explicit'];
+    const sel = ['--selectors', 'similarity,keyword,explicit', '--cv', 'off'];
     expect((await trigger(...base(), ...sel, '--json', file('full.json'))).code).toBe(0);
     for (const i of [1, 2, 3]) {
       const r = await trigger(...base(), ...sel, '--shard', `${i}/3`, '--json', file(`s${i}.json`));
@@ -145,7 +145,7 @@ describe('report --merge', () => {
   });
 
   it('refuses shards of different settings, catalogues or request sets, missing or repeated shards, naming the file and the field', async () => {
-    const sel = ['--selectors', 'keyword,explicit'];
+    const sel = ['--selectors', 'keyword,explicit', '--cv', 'off'];
     for (const i of [1, 2]) expect((await trigger(...base(), ...sel, '--shard', `${i}/2`, '--json', file(`k${i}.json`))).code).toBe(0);
     expect((await trigger(...base(), ...sel, '--shard', '2/2', '--k', '2', '--json', file('k2-k.json'))).code).toBe(0);
     // The same catalogue path with a changed description (a shard run on another commit).
