@@ -6,10 +6,11 @@ import { UserError } from './errors.js';
 import { writeOutputFile } from './fsutil.js';
 import { readJsonFile } from './jsonfile.js';
 import type { ResultsFile } from './types.js';
+import { validateImprove } from './improve/validate.js';
 
 export const RESULTS_SCHEMA = 'skillbench.results';
 export const RESULTS_VERSION = 1;
-const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality'];
+const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality', 'improve'];
 
 export async function writeResults(path: string, results: ResultsFile): Promise<void> {
   await writeOutputFile(path, JSON.stringify(results, null, 2) + '\n');
@@ -89,6 +90,9 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     const comp = c as Record<string, unknown>;
     for (const key of ['failed', 'total', 'maxErrorRate']) if (!num(comp[key])) bad(`completeness.${key}`, 'must be a number');
     if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
+  }
+  if (root.command === 'improve' || root.improve !== undefined) {
+    validateImprove(root.improve, ids, new Set((root.runs as { selector: string }[]).map((r) => r.selector)), bad);
   }
   return data as ResultsFile;
 }

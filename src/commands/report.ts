@@ -3,7 +3,7 @@
 // eval-trigger.
 import { Command } from 'commander';
 import { parseNonNegative, parseRate } from '../options.js';
-import { GateFailure } from '../errors.js';
+import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
 interface Options {
@@ -52,6 +52,9 @@ async function run(file: string, opts: Options): Promise<void> {
   for (const out of outputs) formatOf(out);
   const results = await readResults(file);
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
+  if (results.command === 'improve' && (baseline || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined)) {
+    throw new UserError(`${file}: the gates compare selectors; an improve results file compares descriptions`, 'drop --baseline and the --max-* gates (the file already says whether the kept description beats the original)');
+  }
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
 
   // The same gates as eval-trigger: rate gates, then the paired baseline comparison. A gate asked for here replaces
@@ -77,7 +80,10 @@ async function run(file: string, opts: Options): Promise<void> {
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
     const { isQuality } = await import('../report/format.js');
-    if (isQuality(results)) {
+    if (results.command === 'improve' && results.improve) {
+      const { renderImproveTerminal } = await import('../report/improve.js');
+      process.stdout.write(renderImproveTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+    } else if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
       process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
     } else {

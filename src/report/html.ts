@@ -11,6 +11,7 @@ import {
 
 export async function renderHtml(input: ReportInput): Promise<string> {
   const { results, metrics } = input;
+  if (results.command === 'improve' && results.improve) return (await import('./improve-html.js')).renderImproveHtml(results);
   const sections: string[] = [];
   if (isQuality(results)) {
     sections.push(await qualitySection(results), qualityCasesSection(results));
@@ -36,7 +37,8 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   return page(results, sections);
 }
 
-function page(results: ResultsFile, sections: string[]): string {
+/** The page around the sections (exported for the improve report, which has no failure filter: `script` ''). */
+export function page(results: ResultsFile, sections: string[], script = SCRIPT): string {
   const nav = [...sections.join('').matchAll(/<section id="([a-z-]+)"><h2>([^<]+)<\/h2>/g)]
     .map(([, id, title]) => `<a href="#${id}">${title}</a>`)
     .join('');
@@ -61,7 +63,7 @@ function page(results: ResultsFile, sections: string[]): string {
 ${sections.join('\n')}
 </main>
 <footer>Rendered by skillbench ${e(results.skillbenchVersion)} from a results file (schema ${e(results.schema)} v${results.version}); every figure is recomputed from its decisions. This page loads nothing from the network.</footer>
-<script>${SCRIPT}</script>
+${script ? `<script>${script}</script>` : ''}
 </body>
 </html>
 `);
@@ -357,7 +359,7 @@ function filteredTable(results: ResultsFile, rows: string[], t: { title: string;
 ${t.empty !== undefined ? (rows.length ? '' : t.empty) + '\n' : ''}</section>`;
 }
 
-function settingsSection(results: ResultsFile): string {
+export function settingsSection(results: ResultsFile): string {
   const entries: [string, unknown][] = [
     ['command', results.command],
     ['skillbench', results.skillbenchVersion],

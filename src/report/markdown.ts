@@ -3,6 +3,7 @@
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
 import { incompleteText } from '../completeness.js';
+import { isImprove, renderImproveMarkdown } from './improve.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
@@ -15,6 +16,7 @@ const MAX_ID = 40;
 
 export function renderMarkdown(input: ReportInput): string {
   const { results, metrics } = input;
+  if (isImprove(results)) return renderImproveMarkdown(results);
   const out: string[] = [];
   const gate = results.gate;
   const verdict = gate ? (gate.passed ? ' — gate passed ✅' : ' — gate failed ❌') : '';
