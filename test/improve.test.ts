@@ -8,7 +8,7 @@ import path from 'node:path';
 import { readResults } from '../src/results.js';
 import { parseFrontmatter } from '../src/catalogue.js';
 import { candidateFigures } from '../src/improve/figures.js';
-import { startWireServer, type WireServer } from './support/wire-server.js';
+import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
 import { scriptedSkillModel, testRewriter, words, type Rewriter } from './support/scripted-skill-model.js';
 import { runCli } from './support/cli.js';
 
@@ -262,6 +262,50 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     expect(r.out).toMatch(/The hermes listing shows only the first 60 characters of a description/);
     expect(model.prompts.at(-1)!.text).toBeDefined();
     expect((await readResults(file('hermes.json'))).improve!.listingCut).toBe(60);
+  });
+});
+
+describe('improve: failures are never silent', () => {
+  afterAll(() => server.setHandlers({ openai: model.openai, anthropic: model.anthropic }));
+
+  it('ends a run whose calls failed as incomplete (exit 4), and a rerun makes only the missing calls', async () => {
+    let refused = 0;
+    server.setHandlers({
+      anthropic: model.anthropic,
+      // Two selection calls of the good candidate are refused (a 400 is not retried; fewer than the breaker's 3).
+      openai: (req) => {
+        if (req.body.tools && refused < 2 && JSON.stringify(req.body.messages).includes('Also for taxi') && !JSON.stringify(req.body.messages).includes('meeting, note')) {
+          refused++;
+          return fault.status(400, { body: { error: { message: 'scripted refusal', type: 'invalid_request_error' } } });
+        }
+        return model.openai(req);
+      },
+    });
+    server.reset();
+    const r = await improve(['--iterations', '1', '--candidates', '2', '--json', file('broken.json')], { cache: 'broken-cache' });
+    expect(r.code).toBe(4);
+    expect(r.err).toMatch(/incomplete: 2 of \d+ calls failed/);
+    const broken = (await readResults(file('broken.json'))).improve!;
+    expect(broken.chosen).not.toBe('1.1'); // scored on part of the requests: it cannot be compared
+    expect(r.out).toMatch(/1\.1 .*2 errors/);
+    server.setHandlers({ openai: model.openai, anthropic: model.anthropic });
+    server.reset();
+    const again = await improve(['--iterations', '1', '--candidates', '2', '--json', file('mended.json')], { cache: 'broken-cache' });
+    expect(again.code).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect((await readResults(file('mended.json'))).improve!.chosen).toBe('1.1');
+  });
+
+  it('says when the rewriter does not answer with JSON (exit 2, the results so far written)', async () => {
+    server.setHandlers({ anthropic: model.anthropic, openai: (req) => (req.body.response_format ? openai.text('Here are some ideas: ...') : model.openai(req)) });
+    const r = await improve(['--iterations', '2', '--json', file('malformed.json')], { cache: 'malformed-cache' });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/the rewriter \(openai\/gpt-6-luna\) did not answer with the JSON asked for at iteration 1/);
+    expect(r.err).toMatch(/--rewriter-model/);
+    const s = (await readResults(file('malformed.json'))).improve!;
+    expect(s.stopped).toMatch(/iteration 1: rewrite step: the model's answer is not the JSON asked for/);
+    expect(s.chosen).toBe('original');
+    expect(r.out).toMatch(/No candidate beat the original on test/);
   });
 });
 

@@ -175,8 +175,8 @@ export function wordDiff(before: string, after: string): WordChange[] {
       push('same', a[i]!);
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) push('added', b[j++]!);
-    else push('removed', a[i++]!);
+    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) push('removed', a[i++]!);
+    else push('added', b[j++]!);
   }
   return out;
 }

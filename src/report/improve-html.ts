@@ -18,7 +18,7 @@ export async function renderImproveHtml(results: ResultsFile): Promise<string> {
 function keptSection(results: ResultsFile, figures: CandidateFigures[]): string {
   const s = results.improve!;
   const [kept, caveat] = keptText(results, figures);
-  const cls = s.chosen === 'original' ? '' : s.comparison.withinNoise ? ' fail' : ' pass';
+  const cls = s.chosen === 'original' ? '' : /within noise/.test(kept ?? '') ? ' fail' : ' pass';
   return `<section id="kept"><h2>Kept</h2>
 <p class="lede">${e(improveHeadline(results))}</p>
 <p class="verdict${cls}">${e(kept)}</p>

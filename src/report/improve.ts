@@ -6,7 +6,7 @@
 // here; HTML in improve-html.ts; CSV rows per candidate.
 import { formatP } from '../gate.js';
 import { incompleteText } from '../completeness.js';
-import { candidateFigures, changeText, confusionText, flips, type CandidateFigures, type PartScore } from '../improve/figures.js';
+import { candidateFigures, changeText, confusionText, flips, pairedComparison, type CandidateFigures, type PartScore } from '../improve/figures.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { terminalTable } from './table.js';
 import { rateCell, truncate } from './terminal.js';
@@ -39,8 +39,9 @@ export function keptText(results: ResultsFile, figures = candidateFigures(result
   if (!chosen || chosen === original) {
     return [`No candidate beat the original on test (${rate(original.test.accuracy)}, ${scored - 1} candidate${scored === 2 ? '' : 's'} scored): the description stays as it is.`];
   }
-  const c = s.comparison;
-  const verdict = c.withinNoise
+  // Recomputed from the decisions, like every figure of a report (the stored comparison is for other readers).
+  const c = { ...pairedComparison(chosen.run!, original.run!, new Map(results.requests.map((r) => [r.id, r])), s.split.test), alpha: s.comparison.alpha };
+  const verdict = c.pValue >= c.alpha
     ? `within noise (exact McNemar p = ${formatP(c.pValue)} >= ${c.alpha})`
     : `beyond noise (exact McNemar p = ${formatP(c.pValue)} < ${c.alpha})`;
   return [
