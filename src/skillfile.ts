@@ -77,6 +77,8 @@ function scalarCandidates(description: string, old: string[]): string[][] {
   const indent = old.slice(1).map((l) => /^( +)\S/.exec(l)?.[1]?.length).find((n) => n !== undefined);
   const emitted = (lineWidth: number) => yaml.stringify({ description }, { lineWidth }).replace(/\n$/, '').split('\n');
   const out: string[][] = [];
+  const refolded = refold(old, description, width, indent ?? 2);
+  if (refolded) out.push(refolded);
   for (const lines of [emitted(width), emitted(-1)]) {
     const safe = guardPlain(lines, description);
     if (indent && indent !== 2 && safe.length > 1 && /^description: [|>][+-]?$/.test(safe[0]!)) {
@@ -86,6 +88,39 @@ function scalarCandidates(description: string, old: string[]): string[][] {
   }
   out.push([`description: ${JSON.stringify(description).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}`]);
   return out;
+}
+
+/**
+ * A folded block (`>-`) that keeps the old lines where the text kept their words (at the start and at the end), and
+ * wraps only what changed at the old width: the diff a reviewer reads is the change, not a re-flowed paragraph.
+ * Only for an old folded block and a new one-line text that folding cannot alter (no tab, no double space, no space
+ * at either end); null otherwise.
+ */
+function refold(old: string[], description: string, width: number, indent: number): string[] | null {
+  if (!/^description:[ \t]*>[+-]?[ \t]*\r?\n$/.test(old[0] ?? '') || old.length < 2) return null;
+  if (/[\t\n\r]| {2}|^ | $/.test(description) || description === '') return null;
+  const oldLines = old.slice(1).map((l) => l.trim()).filter(Boolean);
+  const words = description.split(' ');
+  const lineWords = oldLines.map((l) => l.split(/ +/));
+  const matches = (line: string[], at: number) => line.every((w, k) => words[at + k] === w);
+  // Old lines kept from the start, then from the end (never overlapping).
+  let start = 0;
+  let used = 0;
+  while (start < lineWords.length && matches(lineWords[start]!, used)) used += lineWords[start++]!.length;
+  let end = lineWords.length;
+  let tail = words.length;
+  while (end > start && tail - lineWords[end - 1]!.length >= used && matches(lineWords[end - 1]!, tail - lineWords[end - 1]!.length)) tail -= lineWords[--end]!.length;
+  const middle: string[] = [];
+  let line = '';
+  for (const w of words.slice(used, tail)) {
+    if (line && indent + line.length + 1 + w.length > width) {
+      middle.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) middle.push(line);
+  const pad = ' '.repeat(indent);
+  return ['description: >-', ...[...oldLines.slice(0, start), ...middle, ...oldLines.slice(end)].map((l) => pad + l)];
 }
 
 /** A one-line plain scalar that a YAML 1.1 reader would take for a boolean or null is single-quoted instead. */
@@ -105,19 +140,31 @@ function readsBack(next: string, before: { data: Record<string, unknown>; body: 
   return isDeepStrictEqual(rest(after.data), rest(before.data));
 }
 
-/** A unified diff of one edit, with `context` unchanged lines around it (line endings not shown). */
+/** A unified diff of one edit, with `context` unchanged lines around what changed (line endings not shown). Lines
+ * the edit kept (the start and end of a re-folded block) are context, not changes. */
 export function editDiff(edit: DescriptionEdit, oldFile: string, labels: { from: string; to: string }, context = 3, color = false): string {
   const lines = oldFile.replace(/^\uFEFF/, '').split(/(?<=\n)/).map(strip);
-  const from = Math.max(0, edit.start - context);
-  const to = Math.min(lines.length, edit.end + context);
+  let same = 0;
+  while (same < edit.oldLines.length && same < edit.newLines.length && edit.oldLines[same] === edit.newLines[same]) same++;
+  let tail = 0;
+  while (
+    tail < edit.oldLines.length - same && tail < edit.newLines.length - same &&
+    edit.oldLines[edit.oldLines.length - 1 - tail] === edit.newLines[edit.newLines.length - 1 - tail]
+  ) tail++;
+  const start = edit.start + same;
+  const end = edit.end - tail;
+  const removed = edit.oldLines.slice(same, edit.oldLines.length - tail);
+  const added = edit.newLines.slice(same, edit.newLines.length - tail);
+  const from = Math.max(0, start - context);
+  const to = Math.min(lines.length, end + context);
   const oldCount = to - from;
-  const newCount = oldCount - (edit.end - edit.start) + edit.newLines.length;
+  const newCount = oldCount - removed.length + added.length;
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const out = [`--- ${labels.from}`, `+++ ${labels.to}`, paint('36', `@@ -${from + 1},${oldCount} +${from + 1},${newCount} @@`)];
-  for (let i = from; i < edit.start; i++) out.push(` ${lines[i]}`);
-  for (const l of edit.oldLines) out.push(paint('31', `-${strip(l)}`));
-  for (const l of edit.newLines) out.push(paint('32', `+${strip(l)}`));
-  for (let i = edit.end; i < to; i++) out.push(` ${lines[i]}`);
+  for (let i = from; i < start; i++) out.push(` ${lines[i]}`);
+  for (const l of removed) out.push(paint('31', `-${strip(l)}`));
+  for (const l of added) out.push(paint('32', `+${strip(l)}`));
+  for (let i = end; i < to; i++) out.push(` ${lines[i]}`);
   return out.join('\n') + '\n';
 }
 

@@ -102,6 +102,25 @@ describe('replaceDescription', () => {
   });
 });
 
+describe('re-folding a folded description', () => {
+  it('keeps the old lines where the words are the same and wraps only what changed, so the diff shows the change', () => {
+    const file = readFileSync(path.join(root, 'skills/hr-policy-qa/SKILL.md'), 'utf8');
+    const old = parseFrontmatter(file);
+    if ('error' in old) throw new Error(old.error);
+    const text = `${old.data.description as string} Also for badge access and dress code questions.`;
+    const edit = check(file, text);
+    expect(edit.newLines.slice(0, edit.oldLines.length)).toEqual(edit.oldLines);
+    const diff = editDiff(edit, file, { from: 'a', to: 'b' });
+    expect(diff.split('\n').filter((l) => /^[-+](?![-+])/.test(l))).toEqual(['+  Also for badge access and dress code questions.']);
+    // A change in the middle: the first and last lines stay, the middle is wrapped again.
+    const middle = (old.data.description as string).replace('parental leave', 'parental and adoption leave');
+    const m = check(file, middle);
+    expect(m.newLines[1]).toBe(m.oldLines[1]);
+    expect(m.newLines.at(-1)).toBe(m.oldLines.at(-1));
+    expect(editDiff(m, file, { from: 'a', to: 'b' }).split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---')).length).toBeLessThan(m.oldLines.length - 2);
+  });
+});
+
 describe('editDiff', () => {
   it('prints a unified hunk with three lines of context and the right line numbers', () => {
     const file = '---\nname: demo\ndescription: Old text.\nlicense: MIT\n---\n\n# Demo\n\nBody: keep me.\n';

@@ -216,6 +216,11 @@ class Loop {
     const proposals = await this.propose(iteration, current, failures, figures);
     if (!proposals) return false;
     const fresh = this.accept(iteration, current.candidate.id, proposals);
+    if (!fresh.length) {
+      // The next prompt would differ only by this round's repeats: asking again is paying for the same ideas.
+      this.stopped = `iteration ${iteration}: the rewriter proposed nothing new (repeats, or over the limits)`;
+      return false;
+    }
     const kept = await this.prescreen(fresh);
     await this.score(kept, iteration);
     return !this.dryRunStop && !this.stopped;

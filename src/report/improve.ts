@@ -102,7 +102,7 @@ export function renderImproveTerminal(results: ResultsFile, opts: ImproveTermina
   out.push(...keptText(results, figures));
   if (s.stopped) out.push(`Stopped early: ${s.stopped}.`);
   if (s.listingCut) out.push(`The ${results.catalogue.format} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`);
-  out.push('', 'Candidates');
+  out.push('', 'Candidates (the full text of each in -o report.md or report.html)');
   for (const f of figures) out.push(...candidateLines(f, figures, results));
   return out.join('\n') + '\n';
 }
@@ -132,9 +132,13 @@ function candidateText(f: CandidateFigures, all: CandidateFigures[], results: Re
   return { head, notes, description: c.description };
 }
 
+/** On the terminal a repeat is one line, and only the original's and the kept description's text are printed in
+ * full (the Markdown and HTML reports print every one). */
 function candidateLines(f: CandidateFigures, all: CandidateFigures[], results: ResultsFile): string[] {
   const t = candidateText(f, all, results);
-  return [`  ${t.head}`, ...t.notes.map((n) => `    ${n}`), ...wrap(t.description, 100).map((l) => `    | ${l}`)];
+  if (f.candidate.status === 'duplicate') return [`  ${t.head}`];
+  const full = f.candidate.id === 'original' || f.candidate.id === results.improve!.chosen;
+  return [`  ${t.head}`, ...t.notes.map((n) => `    ${n}`), ...(full ? wrap(t.description, 100).map((l) => `    | ${l}`) : [])];
 }
 
 /** `, 2 fixed and 1 broken against the original (broken: exp-2 expense-report-checker -> csv-data-profiler)`. */

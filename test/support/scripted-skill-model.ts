@@ -128,3 +128,26 @@ export const testRewriter: Rewriter = (p) => {
     { description: p.current, rationale: 'unchanged' },
   ];
 };
+
+/** `description` with as many of `extra` words appended ("Also for a, b, c.") as fit in `max` characters. */
+export function appendWithin(description: string, extra: string[], max = 1024): string {
+  let out = description;
+  for (let i = 1; i <= extra.length; i++) {
+    const next = `${description} Also for ${extra.slice(0, i).join(', ')}.`;
+    if ([...next].length > max) break;
+    out = next;
+  }
+  return out;
+}
+
+/** The rewriter of the README demo on the bundled catalogue: the same ideas as testRewriter, kept within the limit. */
+export const demoRewriter: Rewriter = (p) => {
+  const own = words(p.current);
+  const missedWords = [...new Set(p.missed.flatMap((t) => [...words(t)]))].filter((w) => !own.has(w));
+  const otherWords = [...new Set(p.others.flatMap((o) => [...words(o.description)]))].filter((w) => !own.has(w));
+  return [
+    { description: appendWithin(p.current, missedWords), rationale: 'adds the words of the missed requests' },
+    { description: appendWithin(p.current, [...missedWords, ...otherWords]), rationale: 'casts a wide net' },
+    { description: p.current.split('. ')[0]!.replace(/\.?$/, '.'), rationale: 'keeps the first sentence only' },
+  ];
+};
