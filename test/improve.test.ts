@@ -140,8 +140,10 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     expect(r.out).toMatch(/1\.2 \(iteration 1, from original\).*\n(.*\n)*? {4}test: .*took 1 from meeting-notes, 1 from travel-booker/);
     expect(r.out).toMatch(/changed: \+"Also for /);
     expect(r.out).toContain('--- ' + path.relative(process.cwd(), target()));
-    expect(r.out).toMatch(/^-description: >-$/m);
-    expect(r.out).toMatch(/^\+ {2}.*Also for/m);
+    // The folded description keeps its lines: the diff adds the new words and removes nothing.
+    expect(r.out).toMatch(/^ {3}against the travel policy and computes the reimbursable total\.$/m);
+    expect(r.out).toMatch(/^\+ {2}Also for /m);
+    expect(r.out).not.toMatch(/^-(?!--)/m);
     expect(r.out).toMatch(/rerun with --write/);
     expect(r.err).toMatch(/openai\/gpt-6-luna: \d+ calls/);
     // Without --write the file is untouched.
