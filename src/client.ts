@@ -146,6 +146,8 @@ export type ChatCaller = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
 /** Knobs tests and benchmarks set; the CLI uses the defaults (see client/retry.ts). */
 export interface ClientTuning extends RetryTuning {
   env?: NodeJS.ProcessEnv;
+  /** Embeddings: called once, before the model is first loaded or called (a vector is not in the disk cache). */
+  onEmbeddingLoad?: () => void;
 }
 
 export interface ResolvedConfig {
@@ -654,16 +656,6 @@ export function formatStats(st: ClientStats): string {
   if (other.length) lines.push(`${n(other.length)} cache warnings (first: ${other[0]})`);
   if (st.budgetExceeded) lines.push('stopped calling: --max-cost reached; results cover what was done before');
   return lines.join('\n');
-}
-
-export function formatDryRun(r: DryRunReport): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)}`;
-  return (
-    `dry run (${r.provider}/${r.model}): ${n(r.calls)} calls would be made, ${n(r.cached)} answered from the cache; ` +
-    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})` +
-    (r.promptCache ? `\n  ${r.promptCache}` : '')
-  );
 }
 
 function describe(req: ChatRequest): string {

@@ -60,9 +60,17 @@ export type RequestKind = 'positive' | 'near-miss' | 'off-topic';
 export interface EvalRequest {
   id: string;
   text: string;
-  /** The one skill that must be loaded, or null when none should be. */
+  /** The one skill that must be loaded, or null when none should be (or, with `target`, when the target should not). */
   gold: string | null;
   kind?: RequestKind;
+  /**
+   * A skill-creator request (`should_trigger`) is about one skill, its target: it passes when the target loads
+   * (gold = target) or does not load (gold = null). A negative is a near miss for the target only: another skill
+   * loading is right, reported apart as "went to another skill", never as a needless load.
+   */
+  target?: string;
+  /** The skills this request chooses among (its own tool list, as in BFCL or MetaTool): every selector sees only these. */
+  candidates?: string[];
 }
 
 // ---------------------------------------------------------------- providers
@@ -194,10 +202,15 @@ export interface Decision {
   /** Why the call failed: `stop` (the model stopped without deciding: length, safety, refusal, ...; see stopReason),
    * `call` (an HTTP or connection failure after retries), `budget` (--max-cost), `cache` (--cache-only miss). */
   errorKind?: 'stop' | 'call' | 'budget' | 'cache';
-  /** The normalised stop reason of a response that ended without a decision (length, safety, refusal, ...). */
-  stopReason?: string;
   /** Score-based selectors: candidates, best first (at least the top 5). */
   scores?: ScoredSkill[];
+  /** Model selectors (results version 2): the tool calls of the answer, as the model made them. */
+  calls?: { name: string; args: Record<string, unknown> }[];
+  /** Model selectors (results version 2): the text of the answer (what the model said instead of, or beside, a call). */
+  answer?: string;
+  /** Model selectors: why the answer ended: as the provider said (end_turn, tool_use, STOP, ...) for an answer; for
+   * an error row of kind `stop`, the normalised reason (length, safety, refusal, malformed, other). */
+  stopReason?: string;
   usage?: Usage;
   costUsd?: number;
   cached?: boolean;
@@ -215,6 +228,8 @@ export interface ThresholdInfo {
   source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
   /** Where the value was chosen: the --calibrate request file (calibrated), or the --baseline results file (fixed by --threshold baseline). */
   calibrationFile?: string;
+  /** calibrated: the calibration set shares `shared` of its `of` requests (same text) with the requests scored: in-sample. */
+  inSample?: { shared: number; of: number };
 }
 
 export interface SelectorRun {
@@ -247,15 +262,25 @@ export interface Completeness {
   stopped?: string;
 }
 
+/** One skill of the catalogue a results file was measured on. */
+export interface ResultsSkill {
+  name: string;
+  hash: string;
+  category: string;
+  /** Version 2: the description as measured, so that a later comparison can show what changed (absent in version 1). */
+  description?: string;
+}
+
 export interface ResultsFile {
   schema: 'skillbench.results';
-  version: 1;
+  /** 2 adds the skills' descriptions and the model's answers; a version-1 file reads as one without them. */
+  version: 1 | 2;
   command: 'eval-trigger' | 'suggest-eval' | 'eval-quality' | 'improve';
   createdAt: string;
   skillbenchVersion: string;
   /** Every option that shaped the run. */
   settings: Record<string, unknown>;
-  catalogue: { source: string; format?: CatalogueFormat; skills: { name: string; hash: string; category: string }[] };
+  catalogue: { source: string; format?: CatalogueFormat; skills: ResultsSkill[] };
   requests: EvalRequest[];
   runs: SelectorRun[];
   /** Baseline comparison, when one was run. */
@@ -364,6 +389,8 @@ export interface Failure {
   requestId: string;
   text: string;
   expected: string | null;
+  /** A skill-creator request's target (expected null then means "not the target"). */
+  target?: string;
   got: string | null;
   score?: number;
   error?: string;
@@ -383,7 +410,8 @@ export interface SelectorMetrics {
   separability?: {
     lowestCorrectPositive: number | null;
     highestNegative: number | null;
-    separable: boolean;
+    /** null: undefined, the set has no uncovered requests (nothing to separate) or no correctly ranked positive. */
+    separable: boolean | null;
     bestThreshold: number | null;
     bestMean: number | null;
     sweep: SweepPoint[];
@@ -394,6 +422,46 @@ export interface SelectorMetrics {
   failures: Failure[];
   /** --runs > 1: per request trigger rate and flips. */
   flaky?: { requestId: string; text: string; choices: (string | null)[] }[];
+  /** Requests with a target (skill-creator sets): each target skill's figures, then every target pooled. */
+  targets?: TargetMetrics[];
+}
+
+/** One target skill's figures on its skill-creator requests (errors left out of every rate). */
+export interface TargetMetrics {
+  /** The target skill, or '(pooled)' for every target request together. */
+  skill: string;
+  /** Positives where the target loaded. */
+  trigger: Rate;
+  /** Negatives where the target loaded. */
+  falseTrigger: Rate;
+  /** Decisions that loaded a skill other than the target (or a name outside the catalogue), on positives and on negatives. */
+  otherOnPositives: number;
+  otherOnNegatives: number;
+  /** Failed calls, counted apart (left out of the rates). */
+  errorsOnPositives: number;
+  errorsOnNegatives: number;
+}
+
+/** One skill's correct loads against the baseline (the per-skill gate). */
+export interface SkillLoss {
+  selector: string;
+  skill: string;
+  /** Paired requests of the skill (gold = skill) with an outcome in both runs. */
+  paired: number;
+  /** Correct in the baseline, and now. */
+  before: number;
+  after: number;
+  /** Correct in the baseline and wrong now; wrong in the baseline and right now. */
+  lost: number;
+  gained: number;
+  /**
+   * The run-to-run loss rate seen on the other skills' requests (lost / correct in the baseline, add-half estimate):
+   * what noise alone takes from a request that was right.
+   */
+  noise: number;
+  /** P(at least `lost` of `before` requests lost by noise alone): binomial tail at `noise`. */
+  pValue: number;
+  failed: boolean;
 }
 
 export interface GateVerdict {
@@ -402,6 +470,8 @@ export interface GateVerdict {
   /** Per selector: requests whose outcome changed against the baseline. */
   flips: { selector: string; requestId: string; text: string; before: string | null; after: string | null; nowCorrect: boolean }[];
   mcnemar?: { selector: string; better: number; worse: number; pValue: number }[];
+  /** Per selector and skill: skills whose correct loads fell (the per-skill gate), worst first. */
+  skills?: SkillLoss[];
   /** What the comparison left out and why (requests or selectors in one file only, requests whose calls failed). */
   notes?: string[];
 }
@@ -436,10 +506,14 @@ export interface Lane {
   outputTokens: number;
   costUsd: number;
   errors: number;
+  /** A lane that calls no model (offline selectors): no tokens, dollars, cache hits or calls in flight to show. */
+  offline?: boolean;
+  /** What the lane is doing before it counts anything (e.g. "loading the offline model (first run only)"). */
+  status?: string;
 }
 
 export interface Progress {
-  lane(name: string, total: number): Lane;
+  lane(name: string, total: number, opts?: { offline?: boolean }): Lane;
   /** Ends the live view; the final tables are printed after. */
   stop(): void;
 }

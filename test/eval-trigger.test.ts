@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { readResults } from '../src/results.js';
 import { computeMetrics } from '../src/metrics.js';
 import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
@@ -96,7 +97,8 @@ describe('eval-trigger offline', () => {
   });
 
   it('applies a fixed threshold and one calibrated on another request set', async () => {
-    await writeFile(file('calib.json'), JSON.stringify(requests.slice(0, 12)));
+    // 12 requests also scored (in-sample) and one that is not: both sides, as --calibrate needs.
+    await writeFile(file('calib.json'), JSON.stringify([...requests.slice(0, 12), { id: 'cal-neg', text: 'What is the boiling point of water?', gold: null }]));
     const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '--json', file('fixed.json'));
     expect(fixed.code).toBe(0);
     expect(fixed.out).toMatch(/threshold applied: 0\.900 \(fixed by --threshold\)/);
@@ -105,6 +107,8 @@ describe('eval-trigger offline', () => {
     const th = (await readResults(file('cal.json'))).runs[0]!.threshold!;
     expect(th.source).toBe('calibrated');
     expect(th.calibrationFile).toBe(file('calib.json'));
+    expect(th.inSample).toEqual({ shared: 12, of: 13 });
+    expect(cal.out.replace(/\s+/g, ' ')).toMatch(/calibrated on .*calib\.json, in-sample: 12 of its 13 requests are also scored here/);
   });
 
   it('reads skill-creator\'s format for one skill with --skill', async () => {
@@ -151,7 +155,7 @@ describe('baseline gate', () => {
     await writeFile(file('fewer.json'), JSON.stringify(requests.slice(0, 15)));
     const r = await cli('--skills', file('catalogue.json'), '--requests', file('fewer.json'), ...keyword, '--baseline', file('baseline-all.json'));
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/note: the request sets differ: compared on the 15 requests .* 0 only in this run, 2 only in .*baseline-all\.json \(neg-2, neg-3\)/);
+    expect(r.out.replace(/\n {2,}/g, ' ')).toMatch(/note: the request sets differ: compared on the 15 requests .* 0 only in this run, 2 only in .*baseline-all\.json \(neg-2, neg-3\)/);
   });
   it('writes the outputs of a run whose baseline cannot be compared, then exits 2 naming why', async () => {
     const r = await cli(...base(), '--selectors', 'explicit', '--baseline', file('baseline.json'), '--json', file('unpaired.json'));
@@ -300,6 +304,18 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(r.out).toMatch(/│ hybrid\s+│\s+17 │/);
     expect(r.out).toContain('error: openai: HTTP 400');
     expect(r.err).toMatch(/openai\/wire: \d+ calls/);
+    // Version 2: the descriptions measured, and what the model answered (its call, or its text) and why it stopped.
+    expect(results.version).toBe(2);
+    expect(results.catalogue.skills.every((s) => typeof s.description === 'string' && s.description.length > 0)).toBe(true);
+    const modelRun = results.runs[0]!;
+    const called = modelRun.decisions.find((d) => d.chosen !== null)!;
+    expect(called.calls).toEqual([{ name: 'activate_skill', args: { name: called.chosen } }]);
+    expect(called.stopReason).toBe('tool_calls');
+    const answered = modelRun.decisions.find((d) => d.chosen === null && !d.error && !d.rawChoice)!;
+    expect(answered.answer).toBe('No skill needed.');
+    expect(answered.calls).toBeUndefined();
+    expect(answered.stopReason).toBe('stop');
+    expect(modelRun.decisions.find((d) => d.rawChoice)!.calls).toEqual([{ name: 'activate_skill', args: { name: 'ocr-reader' } }]);
   });
 
   it('shows hybrid the top k even when k is above the 10 candidates a large catalogue keeps', async () => {
@@ -342,16 +358,41 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(server.hits.openai).toBe(before);
     expect(other.code).toBe(2);
     expect(other.err).toMatch(/17 requests were not in the cache/);
+    // Said before the tables: none of the requests is in the cache, the model rows are errors.
+    expect(other.err).toMatch(/--cache-only: the cache \(.+\) holds none of the 17 model requests: every model row below is errors, not decisions/);
+    expect(replay.err).toMatch(/--cache-only: 1 of 17 model requests are not in the cache \(.+\): they count as errors below/);
     expect((await readResults(file('replay-3.json'))).runs[0]!.decisions.every((d) => d.error)).toBe(true);
   });
 
-  it('--dry-run calls nothing and says what the run would cost', async () => {
+  it('--dry-run calls nothing and prints calls, cached share and cost, and nothing that looks like a result', async () => {
     const before = server.hits.openai;
-    const r = await cli(...base(), '--selectors', 'model', '--dry-run', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry');
+    const r = await cli(...base(), '--dry-run', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry');
     expect(r.code).toBe(0);
     expect(server.hits.openai).toBe(before);
-    expect(r.out).toMatch(/dry run \(openai\/wire-dry\): 17 calls would be made/);
-    expect(r.out).not.toMatch(/wrong load/);
+    expect(r.out).toMatch(/^dry run, nothing called \(openai\/wire-dry\): 34 requests, 34 calls to make and 0 \(0%\) answered from the cache; ~[\d,]+ input \+ ~[\d,]+ output tokens/);
+    expect(r.out).toContain('estimated: model, hybrid');
+    expect(r.out).toContain('not run: similarity, keyword, explicit (no model call, nothing to estimate)');
+    expect(r.out).not.toMatch(/wrong load|│/);
+    // The progress says what was estimated: no "done", no errors, tokens or dollars; the offline selectors did not run.
+    const lanes = r.err.split('\n').filter((l) => l.startsWith('['));
+    expect(lanes).toEqual(['[model] 17/17 (100%) estimated, 0 in the cache', '[hybrid] 17/17 (100%) estimated, 0 in the cache']);
+    expect(r.err).not.toMatch(/done|errors|\$0/);
+
+    // Once the answers are cached, a dry run says the cache would answer them.
+    expect((await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry')).code).toBe(4); // pdf-8 fails: incomplete
+    const again = await cli(...base(), '--selectors', 'model', '--dry-run', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-dry');
+    expect(again.out).toMatch(/17 requests, 1 call to make and 16 \(94%\) answered from the cache/); // pdf-8's failed call is not cached
+  });
+
+  it('--dry-run without --provider or a key: the run would be offline; nothing is run', async () => {
+    const r = await cli(...base(), '--dry-run', '--json', file('dry.json'));
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      'dry run, nothing called: similarity, keyword, explicit call no model; the run would score 17 requests offline, with no call and no cost.\n' +
+        '  model and hybrid would be skipped (no model API key found); to estimate them: --dry-run --provider gemini|anthropic|openai (no key needed for a dry run)\n',
+    );
+    expect(r.err).not.toMatch(/\[similarity\]|\[keyword\]/);
+    expect(existsSync(file('dry.json'))).toBe(false);
   });
 
   it('turns a failed embedding provider into error decisions, counted apart, not a crash', async () => {

@@ -2,11 +2,11 @@
 // pre-screen score, the rewriter's prompt and answer, and the validation of an improve results file.
 import { describe, expect, it } from 'vitest';
 import { seededRandom, splitRequests, stratumOf, testCount } from '../src/improve/split.js';
-import { bestOnTest, bestOnTrain, changeText, confusionText, figuresOf, pairedComparison, partScore, wordDiff } from '../src/improve/figures.js';
+import { bestOnTest, bestOnTrain, confusionText, figuresOf, pairedComparison, partScore } from '../src/improve/figures.js';
 import { keepBest, prescreenScore } from '../src/improve/prescreen.js';
 import { readProposals, rewriterSystem, rewriterUser } from '../src/improve/rewriter.js';
 import { validateResults } from '../src/results.js';
-import { keptText } from '../src/report/improve.js';
+import { changeText, keptText } from '../src/report/improve.js';
 import { wilson } from '../src/metrics.js';
 import type { Decision, EvalRequest, ImproveCandidate, ResultsFile, SelectorRun, Skill } from '../src/types.js';
 
@@ -99,12 +99,8 @@ describe('figures', () => {
     expect(bestOnTest(tie)!.candidate.id).toBe('original');
   });
 
-  it('diffs descriptions word by word', () => {
-    expect(wordDiff('Checks expense reports fast', 'Checks expense reports and receipts')).toEqual([
-      { op: 'same', text: 'Checks expense reports' },
-      { op: 'removed', text: 'fast' },
-      { op: 'added', text: 'and receipts' },
-    ]);
+  it('says what changed word by word', () => {
+    expect(changeText('Checks expense reports fast', 'Checks expense reports and receipts')).toBe('-"fast" +"and receipts"');
     expect(changeText('a b c', 'a x c')).toBe('-"b" +"x"');
     expect(changeText('same', 'same')).toBe('(no change)');
   });

@@ -137,7 +137,8 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     // The terminal report: trajectory, the kept line with its noise verdict, the confusion, and the diff.
     expect(r.out).toMatch(/improve expense-checker: 3 skills .*17 requests: \d+ train, \d+ test \(stratified, seed 42, holdout 0\.4\)/);
     expect(r.out).toMatch(/Kept: 1\.1 \(iteration 1\): test .* against the original's .*: the gain is within noise \(exact McNemar p = /);
-    expect(r.out).toMatch(/1\.2 \(iteration 1, from original\).*\n(.*\n)*? {4}test: .*took 1 from meeting-notes, 1 from travel-booker/);
+    const unwrapped = r.out.replace(/\n {6}/g, ' '); // notes wrap at the terminal's width
+    expect(unwrapped).toMatch(/1\.2 \(iteration 1, from original\).*\n(.*\n)*? {4}test: .*took 1 from meeting-notes, 1 from travel-booker/);
     expect(r.out).toMatch(/changed: \+"Also for /);
     expect(r.out).toContain('--- ' + path.relative(process.cwd(), target()));
     // The folded description keeps its lines: the diff adds the new words and removes nothing.
@@ -189,10 +190,17 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     const dry = await improve(['--iterations', '3', '--candidates', '2', '--dry-run'], { cache: 'dry-cache' });
     expect(dry.code).toBe(0);
     expect(server.requests).toHaveLength(0);
-    expect(dry.out).toMatch(/dry run \(openai\/gpt-6-luna\): improve expense-checker on 17 requests, up to 3 iterations of 2 candidates/);
+    expect(dry.out).toMatch(/dry run, nothing called \(openai\/gpt-6-luna\): improve expense-checker on 17 requests, up to 3 iterations of 2 candidates/);
     // 17 for the original, then 3 × (1 rewriter call + 2 × 17).
     expect(dry.out).toMatch(/17 scoring calls now, then 3 iterations × \(1 rewriter call \+ 2 candidates × 17 requests\) = 122 calls/);
     expect(dry.out).toMatch(/~[\d,]+ input \+ ~[\d,]+ output tokens, ~\$0\.0000 at list price/); // a loopback server is free
+    // No key and no provider: estimated for the first provider, and said so.
+    const keyless = await runCli(['improve', '--skill', 'expense-checker', '--skills', file('skills'), '--requests', file('requests.json'), '--cache-dir', file('dry-cache'), '--dry-run', '--iterations', '1']);
+    expect(keyless.code).toBe(0);
+    expect(keyless.stdout).toMatch(/dry run, nothing called \(gemini\/[\w.-]+\)/);
+    expect(keyless.stdout).toMatch(/~\$\d+\.\d{4} at list price/);
+    expect(keyless.stdout).toMatch(/no --provider and no API key: estimated for gemini/);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('writes the kept description with --write, every other byte of SKILL.md unchanged', async () => {
@@ -344,7 +352,7 @@ describe('improve: bad input is refused before any call', () => {
     expect(none.stderr).toMatch(/--skill: which skill's description to improve\?/);
     const unknown = await improve(['--skill', 'nope']);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/--skill nope: no skill of that name .*use one of expense-checker, meeting-notes, travel-booker/s);
+    expect(unknown.err).toMatch(/--skill nope: no skill of that name in the catalogue .*name one of its 3 skills: expense-checker, meeting-notes, travel-booker/s);
     await writeFile(file('few.json'), JSON.stringify(requests.filter((q) => q.id !== 'exp-1' && q.gold !== 'expense-checker').concat([requests[0]!])));
     const few = await runCli(['improve', '--skill', 'expense-checker', '--skills', file('skills'), '--requests', file('few.json'), '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', file('cache')]);
     expect(few.code).toBe(2);

@@ -119,6 +119,9 @@ describe('parameters each model takes', () => {
   it('translates --thinking per row, and refuses what a model does not take, naming what it does', () => {
     const luna = row('openai', 'gpt-6-luna');
     expect(thinkingParam(luna, undefined)).toEqual({ level: 'none' });
+    // gpt-6-luna takes `low`, but not together with function tools (Chat Completions): refused before any call.
+    expect(() => planModel('openai', 'gpt-6-luna', luna, 'low', '2026-12-01', false)).toThrow(/takes function tools only with reasoning effort none/);
+    expect(strictRefusal('openai', 'chat.completions', 'gpt-6-luna', { tools: [{}], reasoning_effort: 'low' })?.status).toBe(400);
     expect(() => thinkingParam(luna, 'minimal')).toThrow(/does not take thinking level "minimal"/);
     expect(() => thinkingParam(luna, 2048)).toThrow(/not a token budget/);
     const haiku = row('anthropic', 'claude-haiku-5-5');
@@ -164,8 +167,17 @@ describe('every chat row of the table runs a default eval-trigger with 0 errors 
   });
   afterAll(() => server.close());
   const rows = modelTable().models.filter((m) => m.kind === 'chat' && !isRetired(m, today()));
+  const toolless = rows.filter((m) => m.thinking.withTools?.length === 0);
 
-  it.each(rows.map((m) => [`${m.provider}/${m.id}`, m.provider, m.id] as const))('%s', async (_name, provider, id) => {
+  it.each(toolless.map((m) => [`${m.provider}/${m.id}`, m.provider, m.id] as const))('%s takes no function tools: refused before any call', async (_name, provider, id) => {
+    const before = server.hits[provider];
+    const r = await evalTrigger(provider, server, ['--model', id]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/takes no function tools through the API skillbench calls/);
+    expect(server.hits[provider]).toBe(before);
+  });
+
+  it.each(rows.filter((m) => !toolless.includes(m)).map((m) => [`${m.provider}/${m.id}`, m.provider, m.id] as const))('%s', async (_name, provider, id) => {
     const r = await evalTrigger(provider, server, ['--model', id, '--no-cache', '-o', file(`${provider}-${id}.json`)]);
     expect(r.stderr).not.toMatch(/refused|HTTP 4|run stopped|incomplete/);
     expect(r.code).toBe(0);
@@ -412,5 +424,17 @@ describe('secrets reach no output', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('prompt caching, as it really behaves', () => {
+  it('tokens and --dry-run say whether the stable prefix reaches the model\'s cache minimum', async () => {
+    const tokens = await runCli(['tokens', '--skills', 'skills'], { cwd: path.resolve(__dirname, '..') });
+    expect(tokens.code).toBe(0);
+    for (const p of ['gemini', 'anthropic', 'openai']) expect(tokens.stdout).toMatch(new RegExp(`prompt cache: the stable prefix \\(~[\\d,]+ tokens\\) .*${p}/`));
+    // claude-haiku-4-5's minimum (4,096) is above this small catalogue's prefix: never cached, and said so.
+    const dry = await evalTrigger('anthropic', 'http://127.0.0.1:9', ['--model', 'claude-haiku-4-5', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/prompt cache: the stable prefix \(~[\d,]+ tokens\) is below anthropic\/claude-haiku-4-5's minimum of 4,096: it is never cached/);
   });
 });

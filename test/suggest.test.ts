@@ -559,8 +559,21 @@ describe('skillbench suggest --eval (three arms)', () => {
     expect(r.code).toBe(0);
     expect(seen).toHaveLength(0);
     // 8 baseline + 8 oracle turns + 8 wide calls (the narrow calls depend on the wide answers).
-    expect(r.out).toMatch(/dry run \(gemini\/gemini-2\.5-flash-lite\): 24 calls would be made, 0 answered from the cache/);
+    expect(r.out).toMatch(/dry run, nothing called \(gemini\/gemini-2\.5-flash-lite\): 24 requests, 24 calls to make and 0 \(0%\) answered from the cache/);
     expect(r.out).toContain('up to 8 more calls');
+    expect(r.out).not.toMatch(/wrong load|fixed|broken/);
+  });
+
+  it('--dry-run needs no key: without --provider it estimates for the first provider and says so', async () => {
+    const keyless = { GEMINI_API_KEY: undefined, GOOGLE_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
+    const r = await runCli(['suggest', '--eval', '--skills', CATALOGUE, '--requests', REQUESTS, '--cache-dir', join(dir, 'dry-cache'), '--no-progress', '--dry-run'], { env: keyless });
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    expect(seen).toHaveLength(0);
+    expect(r.stdout).toMatch(/^dry run, nothing called \(gemini\/[\w.-]+\): 24 requests, 24 calls to make/);
+    expect(r.stdout).toContain('no --provider and no API key: estimated for gemini, the first provider');
+    // The progress lanes say what was estimated, never "done" or errors.
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('['))).toEqual(['[baseline] 8/8 (100%) estimated, 0 in the cache', '[suggester] 8/8 (100%) estimated, 0 in the cache', '[suggest] 8/8 (100%) estimated, 0 in the cache', '[oracle] 8/8 (100%) estimated, 0 in the cache']);
   });
 
   it('bad input: no --requests, a gold skill not in the catalogue, a request argument with --eval', async () => {

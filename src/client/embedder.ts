@@ -58,6 +58,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
           if (opts.cacheOnly) throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
           throw new DryRunError();
         }
+        if (!inner) tuning.onEmbeddingLoad?.();
         inner ??= loadEmbeddingProvider(id, pc);
         const p = await inner;
         const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role), { timeoutMs: pc.timeoutMs });

@@ -55,7 +55,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable }, harness, { createChatClient, formatDryRun }, { noSandboxWarning }] = await Promise.all([
+  const [{ loadCatalogue, assertUsable }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
@@ -66,7 +66,10 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
     throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
   }
-  const client = await createChatClient(opts);
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, describeDryRun } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean((await import('../client.js')).availableChatProvider()));
+  const client = await createChatClient(dry.opts);
   const warning = await noSandboxWarning(opts.unsafeNoSandbox);
   if (warning) console.error(warning);
 
@@ -88,8 +91,12 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   }
   const comparison = harness.formatComparison(runs);
   if (comparison) console.log(comparison);
-  if (opts.dryRun) console.log(formatDryRun(client.dryRunReport()));
-  console.error(client.summary());
+  if (opts.dryRun) {
+    // Nothing was called: the estimate, and no summary of calls, tokens and dollars that would read as a result.
+    console.log(describeDryRun(client.dryRunReport(), ['(the first turn of each mode; each skill the model loads adds a turn)', ...(dry.note ? [dry.note] : [])]));
+  } else {
+    console.error(client.summary());
+  }
   if (opts.json) {
     const { writeOutputFile } = await import('../fsutil.js');
     await writeOutputFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n');

@@ -21,6 +21,7 @@ interface Options extends ProviderOptions, OutputOptions {
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  gateSkillLoss: number;
 }
 
 export function register(program: Command): void {
@@ -28,8 +29,8 @@ export function register(program: Command): void {
     .command('eval-trigger')
     .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
     .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
-    .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
-    .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
+    .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
+    .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
     .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
     .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
@@ -41,7 +42,8 @@ export function register(program: Command): void {
     .option('--baseline <file>', 'gate: fail (exit 1) on a significant regression against this earlier results file (paired, exact McNemar)')
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
-    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
+    .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
@@ -50,7 +52,8 @@ export function register(program: Command): void {
       '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
-        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
+        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
+        '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set',
     )
     .action(async (opts: Options) => {
       await run(opts, program.version() ?? '0.0.0');
@@ -83,10 +86,11 @@ async function run(opts: Options, version: string): Promise<void> {
   // Check the output names before the run, so a typo does not throw away a paid run.
   for (const file of opts.output ?? []) formatOf(file);
 
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
+  const { wrapNotice } = await import('../colors.js');
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }
@@ -97,6 +101,12 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
+  // A replay that missed says so before its tables: their model rows are errors, not decisions.
+  if (opts.cacheOnly) {
+    const { cacheOnlyNotice } = await import('../dryrun.js');
+    const notice = cacheOnlyNotice(outcome, opts.cacheDir);
+    if (notice) console.error(notice);
+  }
 
   const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
   let verdict: GateVerdict | undefined;
@@ -108,6 +118,7 @@ async function run(opts: Options, version: string): Promise<void> {
         alpha: opts.gateAlpha,
         minRate: opts.gateMinEffect,
         minRequests: opts.gateMinRequests,
+        maxSkillLoss: opts.gateSkillLoss,
         baselineFile: opts.baseline,
       });
     } catch (err) {
@@ -125,7 +136,7 @@ async function run(opts: Options, version: string): Promise<void> {
     results.gate = v;
   }
 
-  process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  process.stdout.write(renderTerminalReport(results, metrics, (await import('../colors.js')).layoutFor()));
   if (clientSummary) console.error(clientSummary);
   if (opts.json) await writeResults(opts.json, results);
   if (opts.output?.length) {

@@ -74,7 +74,9 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const { results } = outcome;
-  const color = Boolean(process.stdout.isTTY);
+  const { layoutFor } = await import('../colors.js');
+  const layout = layoutFor();
+  const color = layout.color;
   const summary = results.improve!;
   // Written before the outputs, so the results file records it.
   let writeError: UserError | undefined;
@@ -87,7 +89,8 @@ async function run(opts: Options, version: string): Promise<void> {
       writeError = err; // the report and the outputs are still written; the error ends the run
     }
   }
-  process.stdout.write(renderImproveTerminal(results, { color }));
+  if (outcome.cacheNotice) console.error(outcome.cacheNotice);
+  process.stdout.write(renderImproveTerminal(results, layout));
   const chosen = summary.candidates.find((c) => c.id === summary.chosen)!;
   if (outcome.edit) {
     const { shown, edit, before } = outcome.edit;

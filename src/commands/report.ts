@@ -79,24 +79,24 @@ async function run(file: string, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
-    const { isQuality } = await import('../report/format.js');
+    const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../colors.js')]);
     if (results.command === 'improve' && results.improve) {
       const { renderImproveTerminal } = await import('../report/improve.js');
-      process.stdout.write(renderImproveTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderImproveTerminal(results, layoutFor()));
     } else if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
-      process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderQualityTerminal(results, layoutFor()));
     } else {
       const { renderTerminalReport } = await import('../report/terminal.js');
-      process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderTerminalReport(results, metrics, layoutFor()));
     }
-    if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
+    if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!, layoutFor().width));
   }
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }
 
 /** Side by side on the terminal: wrong and needless load of each selector in the baseline and now. */
-async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string): Promise<string> {
+async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string, width: number): Promise<string> {
   const { renderComparisonTable } = await import('../report/compare.js');
-  return renderComparisonTable(results, baseline, baselineFile);
+  return renderComparisonTable(results, baseline, baselineFile, width);
 }

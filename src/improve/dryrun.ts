@@ -33,7 +33,7 @@ export async function dryRunEstimate(plan: DryRunPlan): Promise<string> {
   const n = inputs.requests.length;
   const perIteration = opts.prescreen ? Math.min(opts.prescreenKeep, opts.candidates) : opts.candidates;
   const cached = scorer.dryRunReport().cached + (rewriter === scorer ? 0 : rewriter.dryRunReport().cached);
-  const header = `dry run (${scorer.provider}/${scorer.model}${rewriter === scorer ? '' : `; rewriter ${rewriter.provider}/${rewriter.model}`}): improve ${inputs.target.name} on ${n} requests, up to ${opts.iterations} iterations of ${opts.candidates} candidates${opts.prescreen ? ` (${perIteration} kept by the ${opts.prescreen} pre-screen)` : ''}`;
+  const header = `dry run, nothing called (${scorer.provider}/${scorer.model}${rewriter === scorer ? '' : `; rewriter ${rewriter.provider}/${rewriter.model}`}): improve ${inputs.target.name} on ${n} requests, up to ${opts.iterations} iterations of ${opts.candidates} candidates${opts.prescreen ? ` (${perIteration} kept by the ${opts.prescreen} pre-screen)` : ''}`;
   const stop = loop.stop;
   if (!stop) {
     return `${header}\n  every call of the loop is in the cache (${cached.toLocaleString('en-US')} answers): no call would be made; run without --dry-run to see the report (free)`;

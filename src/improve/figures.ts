@@ -72,8 +72,8 @@ export function flips(run: SelectorRun, against: SelectorRun, requests: Map<stri
   for (const { d, r } of pairsOf(run, requests, ids)) {
     const b = before.get(r.id);
     if (!b || b.error !== undefined || d.error !== undefined) continue;
-    const was = isCorrect(b, r.gold);
-    const now = isCorrect(d, r.gold);
+    const was = isCorrect(b, r);
+    const now = isCorrect(d, r);
     if (was !== now) out.push({ requestId: r.id, text: r.text, gold: r.gold, before: loaded(b), after: loaded(d), change: now ? 'fixed' : 'broken' });
   }
   return out;
@@ -146,49 +146,6 @@ export function bestOnTrain(figures: CandidateFigures[]): CandidateFigures | und
     if (!best || (f.train!.accuracy.rate ?? 0) > (best.train!.accuracy.rate ?? 0) + 1e-12) best = f;
   }
   return best;
-}
-
-// ---------------------------------------------------------------- what changed, word by word
-
-export interface WordChange {
-  op: 'same' | 'added' | 'removed';
-  text: string;
-}
-
-/** A word diff of two descriptions (longest common subsequence over whitespace-separated words), runs merged. */
-export function wordDiff(before: string, after: string): WordChange[] {
-  const a = before.split(/\s+/).filter(Boolean);
-  const b = after.split(/\s+/).filter(Boolean);
-  // lcs[i][j]: length of the LCS of a[i..] and b[j..]; descriptions are at most ~200 words.
-  const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  const out: WordChange[] = [];
-  const push = (op: WordChange['op'], word: string) => {
-    const last = out[out.length - 1];
-    if (last && last.op === op) last.text += ` ${word}`;
-    else out.push({ op, text: word });
-  };
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) {
-      push('same', a[i]!);
-      i++;
-      j++;
-    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) push('removed', a[i++]!);
-    else push('added', b[j++]!);
-  }
-  return out;
-}
-
-/** `+"words added" -"words removed"`, each run quoted, cut at `max` characters; "(no change)" when identical. */
-export function changeText(before: string, after: string, max = 160): string {
-  const parts = wordDiff(before, after)
-    .filter((c) => c.op !== 'same')
-    .map((c) => `${c.op === 'added' ? '+' : '-'}"${c.text}"`);
-  if (!parts.length) return before === after ? '(no change)' : '(whitespace only)';
-  const text = parts.join(' ');
-  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 /** `lost 2 to hr-policy-qa; 1 missed (none loaded); took 1 from ticket-triage; loaded on 2 no-skill requests`, or ''. */

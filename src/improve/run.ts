@@ -14,8 +14,7 @@ import { safeUrl } from '../secrets.js';
 import { loaded } from '../metrics.js';
 import { HERMES_CUT } from '../prompt.js';
 import { DESCRIPTION_MAX } from '../validate.js';
-import { checkGolds, resolveInput } from '../selectors/run.js';
-import { selectableSkills } from '../selectors/index.js';
+import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import { runModelSelector } from '../selectors/model.js';
 import { DescriptionEditError, replaceDescription, type DescriptionEdit } from '../skillfile.js';
 import type { ChatClient } from '../client.js';
@@ -55,6 +54,8 @@ export interface ImproveOutcome {
   /** --dry-run: what the loop would call and cost (nothing is written then). */
   dryRun?: string;
   cacheMisses: number;
+  /** --cache-only missed: said before the report, whose rows would otherwise look measured. */
+  cacheNotice?: string;
   /** The SKILL.md edit that writes the chosen description (a folder catalogue, a candidate other than the original). */
   edit?: { file: string; shown: string; before: string; edit: DescriptionEdit };
   /** Why the chosen description cannot be written in place (the command says so and prints it). */
@@ -75,33 +76,22 @@ interface Inputs {
   requestsPath: string;
 }
 
+/** The catalogue and the requests (any accepted shape: own format, skill-creator sets, a folder of per-skill eval
+ * sets read whole), checked like eval-trigger's; the skill must have at least two requests of its own. */
 async function loadInputs(opts: ImproveOptions, notice: (line: string) => void): Promise<Inputs> {
-  const skillsPath = resolveInput(opts.skills, 'skills', '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
-  const requestsPath = resolveInput(opts.requests, 'requests.json', '--requests', 'the request set');
-  const [{ loadCatalogue, assertUsable }, { loadRequests }] = await Promise.all([import('../catalogue.js'), import('../requests.js')]);
-  const catalogue = await loadCatalogue(skillsPath);
-  assertUsable(catalogue);
-  const skills = selectableSkills(catalogue.skills);
-  const target = skills.find((s) => s.name === opts.skill);
-  if (!target) {
-    const never = catalogue.skills.some((s) => s.name === opts.skill);
-    throw new UserError(
-      never ? `--skill ${opts.skill}: the skill is marked "never" (metadata.state), so no agent can load it` : `--skill ${opts.skill}: no skill of that name in ${opts.skills ?? 'skills'}`,
-      never ? 'set metadata.state to available first' : `use one of ${skills.map((s) => s.name).join(', ')}`,
-    );
-  }
-  const shown = opts.requests ?? 'requests.json';
-  const requests = await loadRequests(requestsPath, { skill: opts.skill });
-  checkGolds(requests, skills, shown);
-  const positives = requests.filter((r) => r.gold === opts.skill).length;
+  const { loadEvalInputs } = await import('../eval-inputs.js');
+  const inputs = await loadEvalInputs({ skills: opts.skills, requests: opts.requests, skill: opts.skill, skillAsTarget: true }, notice);
+  const target = inputs.skills.find((s) => s.name === opts.skill)!; // loadEvalInputs refuses a --skill it cannot select
+  const shown = opts.requests ?? path.relative(process.cwd(), inputs.requestsPath);
+  const positives = inputs.requests.filter((r) => r.gold === opts.skill).length;
   if (positives < 2) {
     throw new UserError(
       `${shown}: ${positives} request${positives === 1 ? '' : 's'} with gold "${opts.skill}"; improve needs at least 2 (one to learn from, one to test on)`,
       `add requests that should load ${opts.skill}`,
     );
   }
-  if (positives === requests.length) notice(`skillbench: ${shown} has no request that must not load ${opts.skill}: false triggers cannot be measured; add near misses and other skills' requests`);
-  return { catalogue, skills, target, requests, skillsPath, requestsPath };
+  if (positives === inputs.requests.length) notice(`skillbench: ${shown} has no request that must not load ${opts.skill}: false triggers cannot be measured; add near misses and other skills' requests`);
+  return { catalogue: inputs.catalogue, skills: inputs.skills, target, requests: inputs.requests, skillsPath: inputs.skillsPath, requestsPath: inputs.requestsPath };
 }
 
 /** The SKILL.md text of the target, when the catalogue is a folder; checked editable before anything is paid for. */
@@ -202,6 +192,10 @@ class Loop {
 
   /** One iteration: rewrite the best description on train, check and pre-screen the proposals, score the rest. */
   async iterate(iteration: number): Promise<boolean> {
+    if (this.overBudget()) {
+      this.stopped = `--max-cost reached before iteration ${iteration} (the scorer's and the rewriter's calls together): the best description so far is kept`;
+      return false;
+    }
     const figures = this.figures();
     const current = bestOnTrain(figures);
     if (!current) {
@@ -222,8 +216,20 @@ class Loop {
       return false;
     }
     const kept = await this.prescreen(fresh);
+    if (this.overBudget()) {
+      for (const c of kept) Object.assign(c, { status: 'unscored', reason: '--max-cost reached before it was scored' });
+      this.stopped = `--max-cost reached after the rewriter call of iteration ${iteration}: the best description so far is kept`;
+      return false;
+    }
     await this.score(kept, iteration);
     return !this.dryRunStop && !this.stopped;
+  }
+
+  /** With a separate --rewriter-model each client enforces --max-cost on its own calls; between steps the two are
+   * checked together, so the run stops once their sum reaches the limit (it may pass it by one step's spending). */
+  overBudget(): boolean {
+    if (this.opts.maxCost === undefined || this.rewriter === this.scorer) return false;
+    return this.scorer.stats().spentUsd + this.rewriter.stats().spentUsd >= this.opts.maxCost;
   }
 
   trainFailures(current: CandidateFigures) {
@@ -354,12 +360,16 @@ export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<
   const skillFile = await skillFileOf(inputs, Boolean(opts.write), deps.notice);
   const split = splitRequests(inputs.requests, opts.skill, { seed: opts.seed, holdout: opts.holdout });
   const client = await import('../client.js');
-  const scorer = await client.createChatClient(opts);
-  const rewriter = opts.rewriterModel && opts.rewriterModel !== scorer.model ? await client.createChatClient({ ...opts, model: opts.rewriterModel }) : scorer;
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, cacheOnlyNotice } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean(client.availableChatProvider()));
+  const callOpts: ImproveOptions = { ...opts, ...dry.opts };
+  const scorer = await client.createChatClient(callOpts);
+  const rewriter = opts.rewriterModel && opts.rewriterModel !== scorer.model ? await client.createChatClient({ ...callOpts, model: opts.rewriterModel }) : scorer;
   // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
   const embedder = () => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts);
   const ranker = opts.prescreen ? await offlineRanker(opts.prescreen, embedder) : undefined;
-  const loop = new Loop(inputs, split, opts, scorer, rewriter, deps.progress, ranker);
+  const loop = new Loop(inputs, split, callOpts, scorer, rewriter, deps.progress, ranker);
 
   const original: ImproveCandidate = { id: 'original', iteration: 0, parent: null, description: inputs.target.description, status: 'scored' };
   loop.candidates.push(original);
@@ -375,11 +385,14 @@ export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<
   const clients = rewriter === scorer ? [scorer] : [scorer, rewriter];
   const cacheMisses = clients.reduce((n, c) => n + c.stats().cacheMisses, 0);
   if (opts.dryRun) {
-    const plan = { opts, loop: { stop: loop.dryRunStop, completed: loop.candidates }, inputs, scorer, rewriter };
-    return { results: assemble(loop, opts, deps, scorer, rewriter), clientSummaries: [], cacheMisses, dryRun: await dryRunEstimate(plan) };
+    const plan = { opts: callOpts, loop: { stop: loop.dryRunStop, completed: loop.candidates }, inputs, scorer, rewriter };
+    const estimate = await dryRunEstimate(plan);
+    return { results: assemble(loop, callOpts, deps, scorer, rewriter), clientSummaries: [], cacheMisses, dryRun: dry.note ? `${estimate}\n  ${dry.note}` : estimate };
   }
-  const results = assemble(loop, opts, deps, scorer, rewriter);
-  const outcome: ImproveOutcome = { results, clientSummaries: clients.map((c) => c.summary()), cacheMisses, failure: loop.failure };
+  const hits = clients.reduce((n, c) => n + c.stats().cacheHits, 0);
+  const cacheNotice = cacheOnlyNotice({ cacheHits: hits, cacheMisses }, opts.cacheDir, 'model requests') ?? undefined;
+  const results = assemble(loop, callOpts, deps, scorer, rewriter);
+  const outcome: ImproveOutcome = { results, clientSummaries: clients.map((c) => c.summary()), cacheMisses, cacheNotice, failure: loop.failure };
   const chosen = results.improve!.candidates.find((c) => c.id === results.improve!.chosen)!;
   if (chosen.id !== 'original' && skillFile) {
     try {
@@ -412,7 +425,7 @@ function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: C
   };
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'improve',
     createdAt: new Date().toISOString(),
     skillbenchVersion: deps.skillbenchVersion,
@@ -435,7 +448,7 @@ function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: C
       thinking: opts.thinking,
       maxCost: opts.maxCost,
     },
-    catalogue: { source: relative(inputs.catalogue.source), format: opts.format, skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })) },
+    catalogue: { source: relative(inputs.catalogue.source), format: opts.format, skills: inputs.skills.map(resultsSkill) },
     requests: inputs.requests,
     runs: loop.runs,
     completeness: completenessOf(loop.runs, opts.maxErrorRate ?? 0, scorer.stats().runStopped),

@@ -35,6 +35,9 @@ export interface ModelThinking {
   budget?: { min: number; max: number; off: boolean };
   /** What skillbench sends when the user gives no --thinking; null = no thinking parameter. */
   send: string | number | null;
+  /** The levels the API accepts together with function tools (OpenAI Chat Completions on GPT-5.6+: only `none`);
+   * absent = any; [] = no function tools at all through the API skillbench uses. */
+  withTools?: string[];
 }
 
 export interface ModelSource {
@@ -199,7 +202,19 @@ function readThinking(r: RowReader): ModelThinking {
       r.fail('thinking.send', `one of thinking.levels (${levels.join(', ') || 'none'}), a budget, or null`);
     }
   }
-  return { style, ...(levels.length ? { levels } : {}), ...(budget ? { budget } : {}), send: typeof send === 'string' ? send.toLowerCase() : send };
+  let withTools: string[] | undefined;
+  if (t.withTools !== undefined) {
+    withTools = r.strings('withTools', t).map((l) => l.toLowerCase());
+    const unknown = withTools.find((l) => !levels.includes(l));
+    if (unknown) r.fail('thinking.withTools', `a subset of thinking.levels ("${unknown}" is not a level)`);
+  }
+  return {
+    style,
+    ...(levels.length ? { levels } : {}),
+    ...(budget ? { budget } : {}),
+    send: typeof send === 'string' ? send.toLowerCase() : send,
+    ...(withTools ? { withTools } : {}),
+  };
 }
 
 function readRow(file: string, raw: unknown, i: number): ModelRow {

@@ -134,7 +134,29 @@ export function planModel(provider: ProviderId, model: string, row: ModelRow | n
   if (row.shutdown && daysBetween(on, row.shutdown) <= 90) {
     notes.push(`${provider}/${row.id} shuts down on ${row.shutdown}${row.replacement ? `: move to ${row.replacement}` : ''}`);
   }
-  return { row, thinking: thinkingParam(row, flag), notes };
+  const thinking = thinkingParam(row, flag);
+  checkToolLevels(row, flag, thinking);
+  return { row, thinking, notes };
+}
+
+/** Every skillbench command calls with function tools: a model that refuses them at this setting is refused here. */
+function checkToolLevels(row: ModelRow, flag: UserThinking, thinking: ThinkingParam | undefined): void {
+  const allowed = row.thinking.withTools;
+  if (!allowed) return;
+  const who = `${row.provider}/${row.id}`;
+  if (!allowed.length) {
+    throw new UserError(
+      `--model ${row.id}: ${who} takes no function tools through the API skillbench calls (Chat Completions), and loading a skill is a tool call`,
+      'pick a model that does (docs/models.md; e.g. the default), or describe another row in SKILLBENCH_MODEL_TABLE',
+    );
+  }
+  const level = thinking && 'level' in thinking ? thinking.level : undefined;
+  if (level === undefined || !allowed.includes(level)) {
+    throw new UserError(
+      `--thinking ${flag ?? '(default)'}: ${who} takes function tools only with reasoning effort ${allowed.join(', ')}`,
+      `use --thinking ${allowed[0]} or leave --thinking out`,
+    );
+  }
 }
 
 /** The request as it is sent: the run's thinking parameter, the output cap with thinking room, and sampling

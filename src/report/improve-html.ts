@@ -2,12 +2,13 @@
 // train and test accuracy with their 95% Wilson intervals per candidate, and its table), each candidate with its
 // text shown as a word diff against the one it was rewritten from, the confusion it caused and the requests it
 // fixed or broke against the original, then the split and the settings. Every text from the file is escaped.
-import { candidateFigures, changeText, confusionText, flips, wordDiff, type CandidateFigures } from '../improve/figures.js';
+import { candidateFigures, confusionText, flips, type CandidateFigures } from '../improve/figures.js';
+import { wordDiff } from './worddiff.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { renderSvg } from './charts.js';
 import { escapeHtml as e, intervalText, pct } from './format.js';
 import { page, settingsSection } from './html.js';
-import { improveHeadline, keptText } from './improve.js';
+import { changeText, improveHeadline, keptText } from './improve.js';
 
 export async function renderImproveHtml(results: ResultsFile): Promise<string> {
   const figures = candidateFigures(results);
@@ -79,7 +80,7 @@ function candidatesSection(results: ResultsFile, figures: CandidateFigures[]): s
     const c = f.candidate;
     const parent = figures.find((x) => x.candidate.id === c.parent);
     const text = parent
-      ? wordDiff(parent.candidate.description, c.description).map((w) => (w.op === 'same' ? e(w.text) : w.op === 'added' ? `<ins>${e(w.text)}</ins>` : `<del>${e(w.text)}</del>`)).join(' ')
+      ? wordDiff(parent.candidate.description, c.description).map((p) => (p.op === 'same' ? e(p.text) : `<${p.op}>${e(p.text)}</${p.op}>`)).join('')
       : e(c.description);
     const facts: string[] = [];
     if (c.rationale) facts.push(`<dt>why</dt><dd>${e(c.rationale)}</dd>`);
@@ -97,14 +98,13 @@ function candidatesSection(results: ResultsFile, figures: CandidateFigures[]): s
       (x) => `<tr class="${x.change === 'fixed' ? 'better' : 'worse'}"><td>${testIds.has(x.requestId) ? 'test' : 'train'}</td><td><code>${e(x.requestId)}</code></td><td class="text"><div>${e(x.text)}</div></td><td>${e(x.gold ?? '(none)')}</td><td>${e(x.before ?? '(none)')} → ${e(x.after ?? '(none)')}</td><td>${x.change}</td></tr>`,
     );
     return `<div class="selector-block" id="candidate-${e(c.id)}"><h3>${e(c.id)}${c.parent ? ` <span class="sub">iteration ${c.iteration}, from ${e(c.parent)}</span>` : ''}${c.id === s.chosen ? ' <span class="kind ok">kept</span>' : ''}</h3>
-<blockquote class="description">${text}</blockquote>
+<p class="diff">${text}</p>
 <dl class="facts">${facts.join('')}</dl>
 ${flipRows.length ? `<div class="scroll"><table class="failures"><thead><tr><th>part</th><th>request</th><th>text</th><th>expected</th><th>original → this</th><th>change</th></tr></thead><tbody>${flipRows.join('\n')}</tbody></table></div>` : ''}
 </div>`;
   });
   return `<section id="candidates"><h2>Candidates</h2>
 <p class="lede">Each description as it was measured; <ins>added</ins> and <del>removed</del> words against the one it was rewritten from; the requests it fixed or broke against the original.</p>
-<style>ins{background:#dcfce7;text-decoration:none}del{background:#fee2e2}blockquote.description{margin:6px 0;padding:8px 12px;border-left:3px solid #cbd5e1;background:#f8fafc}</style>
 ${blocks.join('\n')}
 </section>`;
 }

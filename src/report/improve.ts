@@ -6,12 +6,24 @@
 // here; HTML in improve-html.ts; CSV rows per candidate.
 import { formatP } from '../gate.js';
 import { incompleteText } from '../completeness.js';
-import { candidateFigures, changeText, confusionText, flips, pairedComparison, type CandidateFigures, type PartScore } from '../improve/figures.js';
+import { candidateFigures, confusionText, flips, pairedComparison, type CandidateFigures, type PartScore } from '../improve/figures.js';
+import { wordDiff } from './worddiff.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { terminalTable } from './table.js';
-import { rateCell, truncate } from './terminal.js';
+import { rateCell } from './terminal.js';
+import { truncate, wrap as wrapText } from '../text.js';
 import { intervalText, rateText } from './format.js';
 import { csvField, text as csvText } from './csv.js';
+
+/** `-"words removed" +"words added"` (the shared word diff), each run quoted, cut at `max` characters. */
+export function changeText(before: string, after: string, max = 160): string {
+  const parts = wordDiff(before, after)
+    .filter((c) => c.op !== 'same' && c.text.trim())
+    .map((c) => `${c.op === 'ins' ? '+' : '-'}"${c.text.trim()}"`);
+  if (!parts.length) return before === after ? '(no change)' : '(whitespace only)';
+  const text = parts.join(' ');
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
 
 export function isImprove(results: ResultsFile): boolean {
   return results.command === 'improve' && results.improve !== undefined;
@@ -74,6 +86,8 @@ function hitsText(p: PartScore | undefined): string {
 
 export interface ImproveTerminalOptions {
   color?: boolean;
+  /** Terminal columns to fit (default 120). */
+  width?: number;
 }
 
 export function renderImproveTerminal(results: ResultsFile, opts: ImproveTerminalOptions = {}): string {
@@ -84,7 +98,15 @@ export function renderImproveTerminal(results: ResultsFile, opts: ImproveTermina
   if (incomplete) out.push(incomplete);
   out.push(`Trajectory: accuracy of the whole catalogue on each part; ${s.skill} on test: hits on its own requests, false loads on the others`);
   const head = ['iter', 'candidate', 'from', 'chars', 'train accuracy [95% CI] k/n', 'test accuracy [95% CI] k/n', `test: ${s.skill}`, 'note'];
-  const t = terminalTable(head, { color: opts.color, align: ['right', 'left', 'left', 'right', 'left', 'left', 'left', 'left'] });
+  const width = opts.width ?? 120;
+  // Narrow terminals drop the parent and the length first, then the skill's own column; the rates wrap their interval.
+  const t = terminalTable(head, {
+    color: opts.color,
+    width,
+    align: ['right', 'left', 'left', 'right', 'left', 'left', 'left', 'left'],
+    fit: ['fixed', 'fixed', 'truncate', 'fixed', 'wrap', 'wrap', 'wrap', 'wrap'],
+    drop: [2, 3, 6],
+  });
   for (const f of figures) {
     const c = f.candidate;
     t.push([
@@ -103,7 +125,7 @@ export function renderImproveTerminal(results: ResultsFile, opts: ImproveTermina
   if (s.stopped) out.push(`Stopped early: ${s.stopped}.`);
   if (s.listingCut) out.push(`The ${results.catalogue.format} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`);
   out.push('', 'Candidates (the full text of each in -o report.md or report.html)');
-  for (const f of figures) out.push(...candidateLines(f, figures, results));
+  for (const f of figures) out.push(...candidateLines(f, figures, results, width));
   return out.join('\n') + '\n';
 }
 
@@ -134,11 +156,13 @@ function candidateText(f: CandidateFigures, all: CandidateFigures[], results: Re
 
 /** On the terminal a repeat is one line, and only the original's and the kept description's text are printed in
  * full (the Markdown and HTML reports print every one). */
-function candidateLines(f: CandidateFigures, all: CandidateFigures[], results: ResultsFile): string[] {
+function candidateLines(f: CandidateFigures, all: CandidateFigures[], results: ResultsFile, width: number): string[] {
   const t = candidateText(f, all, results);
-  if (f.candidate.status === 'duplicate') return [`  ${t.head}`];
+  const fit = (text: string, indent: string) => wrapText(text, Math.max(20, width - indent.length)).map((l, i) => (i ? `${indent}  ${l}` : `${indent}${l}`));
+  if (f.candidate.status === 'duplicate') return fit(t.head, '  ');
   const full = f.candidate.id === 'original' || f.candidate.id === results.improve!.chosen;
-  return [`  ${t.head}`, ...t.notes.map((n) => `    ${n}`), ...(full ? wrap(t.description, 100).map((l) => `    | ${l}`) : [])];
+  const text = full ? wrap(t.description, Math.min(100, width - 6)).map((l) => `    | ${l}`) : [];
+  return [...fit(t.head, '  '), ...t.notes.flatMap((n) => fit(n, '    ')), ...text];
 }
 
 /** `, 2 fixed and 1 broken against the original (broken: exp-2 expense-report-checker -> csv-data-profiler)`. */

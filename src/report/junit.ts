@@ -4,7 +4,7 @@
 // in one mode, and a failure is an answer that failed its checks.
 import type { ResultsFile } from '../types.js';
 import { incompleteText } from '../completeness.js';
-import { decisionRows, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
+import { decisionRows, expectedText, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
 
 export function renderJunit(results: ResultsFile): string {
   const repeats = hasRepeats(results);
@@ -25,7 +25,7 @@ export function renderJunit(results: ResultsFile): string {
       const seconds = (d.latencyMs ?? 0) / 1000;
       suiteTime += seconds;
       const open = `    <testcase classname="${xml(run.selector)}" name="${xml(name)}" time="${seconds.toFixed(3)}"`;
-      const outcome = outcomeOf(d, r.gold);
+      const outcome = outcomeOf(d, r);
       const passed = quality ? passedOf(d) : undefined;
       if (passed !== undefined && d.error === undefined) {
         // eval-quality: a case passes when its answer passed every check; a failure names the checks that failed.
@@ -42,7 +42,7 @@ export function renderJunit(results: ResultsFile): string {
         cases.push(`${open}>\n      <error message="${xml(oneLine(d.error ?? ''))}" type="provider-error">${xmlText(d.error ?? '')}</error>\n    </testcase>`);
       } else {
         suiteFailures++;
-        const expected = skillText(r.gold);
+        const expected = expectedText(r);
         const got = skillText(loaded(d));
         const score = d.scores?.[0] ? `\nscore: ${d.scores[0].score}` : '';
         cases.push(

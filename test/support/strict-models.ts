@@ -71,6 +71,10 @@ function openaiRefusal(row: ModelRow, body: Body): StrictRefusal | null {
     if (row.thinking.style === 'none') return { status: 400, message: `Unrecognized request argument supplied: reasoning_effort` };
     if (!levelOk(row, body.reasoning_effort)) return { status: 400, message: `Unsupported value: 'reasoning_effort' does not support '${body.reasoning_effort}' with this model.` };
   }
+  const withTools = row.thinking.withTools;
+  if (withTools && Array.isArray(body.tools) && body.tools.length && !withTools.includes(String(body.reasoning_effort ?? 'default'))) {
+    return { status: 400, message: `Function tools with reasoning_effort are not supported for ${row.id} in /v1/chat/completions. Please use /v1/responses or set reasoning_effort to 'none'.` };
+  }
   const cap = body.max_completion_tokens ?? body.max_tokens;
   if (row.maxOutputTokens && cap > row.maxOutputTokens) return { status: 400, message: `max_tokens is too large: ${cap}. This model supports at most ${row.maxOutputTokens} completion tokens.` };
   return null;
