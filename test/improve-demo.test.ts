@@ -1,7 +1,8 @@
 // The README's `skillbench improve` example, on the bundled catalogue (skills/, requests.json), against the wire
 // server with the scripted model of test/support/scripted-skill-model.ts (it loads the skill whose listed
 // description shares the most words with the request; the rewriter adds the missed requests' words). The test checks
-// what the README says; `SKILLBENCH_PRINT_DEMO=1 npx vitest run test/improve-demo.test.ts` prints the output pasted there.
+// what the README says; `SKILLBENCH_PRINT_DEMO=1 npx vitest run test/improve-demo.test.ts` prints the output pasted there
+// (SKILLBENCH_DEMO_OUT=DIR keeps the HTML and Markdown reports in DIR).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,12 +31,15 @@ describe('README: improve on the bundled catalogue', () => {
   it('prints the trajectory, the kept description with its noise verdict, and the diff; SKILL.md untouched', async () => {
     const file = path.join(root, 'skills/expense-report-checker/SKILL.md');
     const before = await readFile(file, 'utf8');
-    const r = await runCli(['improve', '--skill', 'expense-report-checker', '--no-progress', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', cache], { cwd: root });
+    const out = process.env.SKILLBENCH_DEMO_OUT ?? cache;
+    const r = await runCli(['improve', '--skill', 'expense-report-checker', '--no-progress', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', cache, '-o', path.join(out, 'improve.html'), '-o', path.join(out, 'improve.md')], { cwd: root });
     if (process.env.SKILLBENCH_PRINT_DEMO) process.stdout.write(`\n${r.stdout}\n${r.stderr}\n`);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/improve expense-report-checker: 6 skills \(skills\), 30 requests/);
     expect(r.stdout).toMatch(/Trajectory/);
     expect(r.stdout).toMatch(/^(Kept: |No candidate beat)/m);
     expect(await readFile(file, 'utf8')).toBe(before);
+    const html = await readFile(path.join(out, 'improve.html'), 'utf8');
+    for (const id of ['kept', 'trajectory', 'candidates', 'split', 'settings']) expect(html).toContain(`<section id="${id}">`);
   });
 });

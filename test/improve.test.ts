@@ -266,6 +266,20 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     expect(r.out).toMatch(/prescreened-out: keyword pre-screen: \d+\/\d+ on train/);
   });
 
+  it('reads a skill-creator eval set about the skill: its negatives count as right unless the skill loads', async () => {
+    const set = requests.map((q) => ({ query: q.text, should_trigger: q.gold === 'expense-checker' }));
+    await writeFile(file('skill-creator.json'), JSON.stringify(set));
+    const r = await runCli(['improve', '--no-progress', '--skill', 'expense-checker', '--skills', file('skills'), '--requests', file('skill-creator.json'), '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', file('cache'), '--candidates', '5', '--json', file('sc.json')]);
+    expect(r.code).toBe(0);
+    const results = await readResults(file('sc.json'));
+    expect(results.requests.filter((q) => q.gold === null).every((q) => q.target === 'expense-checker')).toBe(true);
+    const byId = Object.fromEntries(candidateFigures(results).map((f) => [f.candidate.id, f]));
+    // Loading meeting-notes for a "should not trigger" request is right here: only the thief's loads count against it.
+    expect(byId.original!.test!.accuracy.k).toBe(byId.original!.test!.accuracy.n - byId.original!.test!.lostTo.reduce((n, x) => n + x.count, 0));
+    expect(results.improve!.chosen).toBe('1.1');
+    expect(byId['1.2']!.test!.falseLoads.k).toBeGreaterThan(0);
+  });
+
   it('says the hermes listing cut and measures what it shows', async () => {
     const r = await improve(['--iterations', '1', '--format', 'hermes', '--json', file('hermes.json')], { cache: 'hermes-cache' });
     expect(r.code).toBe(0);

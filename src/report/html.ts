@@ -94,7 +94,7 @@ function metaLine(results: ResultsFile): string {
   const parts = [
     plural(results.requests.length, quality ? 'case' : 'request'),
     `${plural(results.catalogue.skills.length, 'skill')} from <code>${e(results.catalogue.source)}</code>`,
-    plural(results.runs.length, quality ? 'mode' : results.command === 'suggest-eval' ? 'arm' : 'selector'),
+    plural(results.runs.length, quality ? 'mode' : results.command === 'suggest-eval' ? 'arm' : results.command === 'improve' ? 'scored description' : 'selector'),
     results.catalogue.format ? `catalogue format ${e(results.catalogue.format)}` : '',
     `created ${e(when(results.createdAt))}`,
   ];

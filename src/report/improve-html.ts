@@ -19,7 +19,8 @@ export async function renderImproveHtml(results: ResultsFile): Promise<string> {
 function keptSection(results: ResultsFile, figures: CandidateFigures[]): string {
   const s = results.improve!;
   const [kept, caveat] = keptText(results, figures);
-  const cls = s.chosen === 'original' ? '' : /within noise/.test(kept ?? '') ? ' fail' : ' pass';
+  // Green only for a gain beyond noise; a gain within noise is not a failure, and not a success either.
+  const cls = s.chosen !== 'original' && /beyond noise/.test(kept ?? '') ? ' pass' : '';
   return `<section id="kept"><h2>Kept</h2>
 <p class="lede">${e(improveHeadline(results))}</p>
 <p class="verdict${cls}">${e(kept)}</p>
@@ -41,13 +42,14 @@ async function trajectorySection(results: ResultsFile, figures: CandidateFigures
     const note = c.id === s.chosen ? '<span class="kind ok">kept</span>' : c.status === 'scored' ? '' : `<span class="kind error">${e(c.status)}</span> ${e(c.reason ?? '')}`;
     return `<tr data-candidate="${e(c.id)}"><td class="num">${c.iteration}</td><th scope="row"><a href="#candidate-${e(c.id)}">${e(c.id)}</a></th><td>${e(c.parent ?? '')}</td><td class="num">${[...c.description].length}</td>${rateCell(f.train?.accuracy)}${rateCell(f.test?.accuracy)}<td class="num">${f.test ? `${f.test.hits.k}/${f.test.hits.n}` : '–'}</td><td class="num">${f.test ? f.test.falseLoads.k : '–'}</td><td>${note}</td></tr>`;
   });
-  const values = figures.flatMap((f) =>
+  // Repeats of a scored description would draw the same points again: the chart shows each description once.
+  const values = figures.filter((f) => f.candidate.status === 'scored').flatMap((f) =>
     (['train', 'test'] as const).flatMap((part) => {
       const r = f[part]?.accuracy;
       return r && r.rate !== null ? [{ candidate: f.candidate.id, part, rate: r.rate, low: r.low ?? r.rate, high: r.high ?? r.rate, k: r.k, n: r.n }] : [];
     }),
   );
-  const order = figures.filter((f) => f.train).map((f) => f.candidate.id);
+  const order = figures.filter((f) => f.train && f.candidate.status === 'scored').map((f) => f.candidate.id);
   const chart = values.length ? `<figure class="chart">${await renderSvg(trajectorySpec(values, order))}</figure>` : '';
   return `<section id="trajectory"><h2>Trajectory</h2>
 <p class="lede">Accuracy of the whole catalogue on the train part (what the rewriter saw) and on the test part (what it never saw), per candidate in the order proposed, with 95% Wilson intervals. Hits: ${e(s.skill)}'s own test requests that loaded it; false loads: other test requests that loaded it.</p>
