@@ -67,7 +67,7 @@ async function run(opts: Options, version: string): Promise<void> {
   ]);
   if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
   for (const file of opts.output ?? []) formatOf(file); // a typo must not throw away a paid run
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: `improve ${opts.skill}` });
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? `improve ${opts.skill} --dry-run (nothing is called)` : `improve ${opts.skill}`, dryRun: opts.dryRun });
   const outcome = await improve({ ...opts, skill: opts.skill }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
   if (outcome.dryRun) {
     console.log(outcome.dryRun);

@@ -93,12 +93,13 @@ export interface ImproveTerminalOptions {
 export function renderImproveTerminal(results: ResultsFile, opts: ImproveTerminalOptions = {}): string {
   const s = results.improve!;
   const figures = candidateFigures(results);
-  const out = [improveHeadline(results)];
-  const incomplete = incompleteText(results.completeness);
-  if (incomplete) out.push(incomplete);
-  out.push(`Trajectory: accuracy of the whole catalogue on each part; ${s.skill} on test: hits on its own requests, false loads on the others`);
-  const head = ['iter', 'candidate', 'from', 'chars', 'train accuracy [95% CI] k/n', 'test accuracy [95% CI] k/n', `test: ${s.skill}`, 'note'];
   const width = opts.width ?? 120;
+  const para = (text: string) => wrapText(text, width).join('\n');
+  const out = [para(improveHeadline(results))];
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) out.push(para(incomplete));
+  out.push(para(`Trajectory: accuracy of the whole catalogue on each part [95% CI] k/n; test hits, false: ${s.skill}'s own test requests that loaded it (k/n), and the other test requests that loaded it`));
+  const head = ['iter', 'candidate', 'from', 'chars', 'train accuracy', 'test accuracy', 'test hits, false', 'note'];
   // Narrow terminals drop the parent and the length first, then the skill's own column; the rates wrap their interval.
   const t = terminalTable(head, {
     color: opts.color,
@@ -116,14 +117,14 @@ export function renderImproveTerminal(results: ResultsFile, opts: ImproveTermina
       chars(c.description).toLocaleString('en-US'),
       f.train ? rateCell(f.train.accuracy) : '-',
       f.test ? rateCell(f.test.accuracy) : '-',
-      hitsText(f.test),
+      f.test ? `${f.test.hits.k}/${f.test.hits.n}, ${f.test.falseLoads.k}` : '',
       truncate(statusText(f, s.chosen), 48),
     ]);
   }
   out.push(t.toString());
-  out.push(...keptText(results, figures));
-  if (s.stopped) out.push(`Stopped early: ${s.stopped}.`);
-  if (s.listingCut) out.push(`The ${results.catalogue.format} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`);
+  out.push(...keptText(results, figures).map(para));
+  if (s.stopped) out.push(para(`Stopped early: ${s.stopped}.`));
+  if (s.listingCut) out.push(para(`The ${results.catalogue.format} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`));
   out.push('', 'Candidates (the full text of each in -o report.md or report.html)');
   for (const f of figures) out.push(...candidateLines(f, figures, results, width));
   return out.join('\n') + '\n';
