@@ -39,6 +39,11 @@ describe('README: improve on the bundled catalogue', () => {
     expect(r.stdout).toMatch(/Trajectory/);
     expect(r.stdout).toMatch(/^(Kept: |No candidate beat)/m);
     expect(await readFile(file, 'utf8')).toBe(before);
+    // The README pastes this output: it must still be what the command prints.
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const [summary, rest] = r.stdout.split('\nCandidates (the full text');
+    expect(readme).toContain(summary!.trimEnd());
+    expect(readme).toContain(rest!.slice(rest!.indexOf('--- skills/')).trimEnd());
     const html = await readFile(path.join(out, 'improve.html'), 'utf8');
     for (const id of ['kept', 'trajectory', 'candidates', 'split', 'settings']) expect(html).toContain(`<section id="${id}">`);
   });
