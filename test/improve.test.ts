@@ -69,6 +69,7 @@ beforeAll(async () => {
     await writeFile(file(`skills/${name}/SKILL.md`), skillFile(name));
   }
   await writeFile(file('requests.json'), JSON.stringify(requests));
+  await writeFile(file('catalogue.json'), JSON.stringify(Object.entries(SKILLS).map(([name, sk]) => ({ name, description: sk.description }))));
   model = scriptedSkillModel({ rewriter: (p) => rewriter(p) });
   server = await startWireServer({ openai: model.openai, anthropic: model.anthropic });
 });
@@ -281,6 +282,23 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     expect(byId['1.2']!.test!.falseLoads.k).toBeGreaterThan(0);
   });
 
+  it('pre-screens with the similarity selector too (the offline model, no call)', async () => {
+    server.reset();
+    const r = await improve(['--iterations', '1', '--candidates', '3', '--prescreen', 'similarity', '--prescreen-keep', '1', '--json', file('pre-sim.json')], { cache: 'pre-sim-cache' });
+    expect(r.code).toBe(0);
+    const s = (await readResults(file('pre-sim.json'))).improve!;
+    expect(s.candidates.filter((c) => c.status === 'prescreened-out')).toHaveLength(2);
+    expect(server.requests.filter((q) => q.method === 'embeddings')).toHaveLength(0); // `use` runs here
+    expect(server.requests.filter((q) => q.body.tools)).toHaveLength(2 * 17);
+  });
+
+  it('prints the kept description to copy by hand for a JSON catalogue', async () => {
+    const r = await improve(['--iterations', '1', '--candidates', '5'], { skills: file('catalogue.json'), cache: 'json-cache' });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/The description kept \(1\.1\), to copy by hand:\nChecks expense reports against the travel policy and computes the reimbursable total\. Also for /);
+    expect(r.out).not.toMatch(/^--- /m);
+  });
+
   it('says the hermes listing cut and measures what it shows', async () => {
     const r = await improve(['--iterations', '1', '--format', 'hermes', '--json', file('hermes.json')], { cache: 'hermes-cache' });
     expect(r.code).toBe(0);
@@ -372,7 +390,6 @@ describe('improve: bad input is refused before any call', () => {
     const few = await runCli(['improve', '--skill', 'expense-checker', '--skills', file('skills'), '--requests', file('few.json'), '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', file('cache')]);
     expect(few.code).toBe(2);
     expect(few.stderr).toMatch(/1 request with gold "expense-checker"; improve needs at least 2/);
-    await writeFile(file('catalogue.json'), JSON.stringify(Object.entries(SKILLS).map(([name, s]) => ({ name, description: s.description }))));
     const json = await improve(['--write'], { skills: file('catalogue.json') });
     expect(json.code).toBe(2);
     expect(json.err).toMatch(/--write edits a SKILL\.md, and .*catalogue\.json is a JSON catalogue/);
