@@ -12,6 +12,7 @@ import { register as registerE2e } from './commands/e2e.js';
 import { register as registerSuggest } from './commands/suggest.js';
 import { register as registerReport } from './commands/report.js';
 import { register as registerPrompt } from './commands/prompt.js';
+import { register as registerImprove } from './commands/improve.js';
 
 export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     registerEvalQuality,
     registerE2e,
     registerSuggest,
+    registerImprove,
     registerReport,
     registerPrompt,
   ]) {

@@ -28,6 +28,12 @@ export interface EvalInputOptions {
   requests?: string;
   skill?: string;
   calibrate?: string;
+  /**
+   * --skill names the skill a command is about (improve), not only the skill of a skill-creator file: a file in
+   * skillbench's own format is read as it is (its gold fields stand), and a folder of per-skill eval sets is read
+   * whole (every skill's requests compete).
+   */
+  skillAsTarget?: boolean;
 }
 
 /** Resolves an input path against the working directory; a missing default gets a UserError saying which option to pass. */
@@ -50,7 +56,7 @@ export async function loadEvalInputs(opts: EvalInputOptions, notice: (line: stri
 
   const requestsPath = await requestsPathOf(opts, catalogue, notice);
   const shown = opts.requests ?? path.relative(process.cwd(), requestsPath);
-  const main = await loadRequestInput(requestsPath, shown, skills, catalogue, opts.skill, notice);
+  const main = await loadRequestInput(requestsPath, shown, skills, catalogue, opts.skill, notice, !opts.skillAsTarget, Boolean(opts.skillAsTarget));
   if (!main.requests.length) throw new UserError(`${shown}: no requests`, 'add requests to the file');
   const inputs: EvalInputs = { catalogue, skills, requests: main.requests, skillsPath, requestsPath, evalSets: main.evalSets };
   if (opts.calibrate) {
@@ -99,15 +105,16 @@ async function loadRequestInput(
   skill: string | undefined,
   notice: (line: string) => void,
   refuseSkillForOwn = true,
+  everySet = false,
 ): Promise<{ requests: EvalRequest[]; evalSets?: SkillEvalSet[] }> {
   const { checkRequestNames, loadRequestSet } = await import('./requests.js');
   const names = skills.map((s) => s.name);
   if (isDirectory(p)) {
     const { loadSkillEvalSets } = await import('./skill-evals.js');
-    const found = await loadSkillEvalSets(p, skills, { only: skill });
+    const found = await loadSkillEvalSets(p, skills, { only: everySet ? undefined : skill });
     const counts = found.sets.map((s) => `${s.skill} ${s.positives}+${s.negatives}`).join(', ');
     notice(`skillbench: ${found.sets.length} per-skill eval set${found.sets.length === 1 ? '' : 's'} (positives+negatives): ${counts}`);
-    if (found.without.length && skill === undefined) {
+    if (found.without.length && (skill === undefined || everySet)) {
       notice(`skillbench: no eval set for ${found.without.length} skill${found.without.length === 1 ? '' : 's'} (still in the catalogue, competing for every request): ${found.without.slice(0, 8).join(', ')}${found.without.length > 8 ? ', ...' : ''}`);
     }
     checkRequestNames(found.requests, names, shown);

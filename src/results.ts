@@ -6,6 +6,7 @@ import { UserError } from './errors.js';
 import { writeOutputFile } from './fsutil.js';
 import { readJsonFile } from './jsonfile.js';
 import type { ResultsFile, ResultsSkill, Skill } from './types.js';
+import { validateImprove } from './improve/validate.js';
 
 export const RESULTS_SCHEMA = 'skillbench.results';
 /**
@@ -19,7 +20,7 @@ const READABLE_VERSIONS = [1, 2];
 export function resultsSkill(skill: Skill): ResultsSkill {
   return { name: skill.name, hash: skill.hash, category: skill.category, description: skill.description };
 }
-const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality'];
+const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality', 'improve'];
 
 export async function writeResults(path: string, results: ResultsFile): Promise<void> {
   await writeOutputFile(path, JSON.stringify(results, null, 2) + '\n');
@@ -114,6 +115,9 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
   }
   if (root.host !== undefined) validateHost(root.host, bad, isObj, num);
+  if (root.command === 'improve' || root.improve !== undefined) {
+    validateImprove(root.improve, ids, new Set((root.runs as { selector: string }[]).map((r) => r.selector)), bad);
+  }
   return data as ResultsFile;
 }
 

@@ -56,6 +56,9 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
   const results = await resultsOf(file, opts.merge, readResults);
   const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
+  if (results.command === 'improve' && (baseline || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined)) {
+    throw new UserError(`${file}: the gates compare selectors; an improve results file compares descriptions`, 'drop --baseline and the --max-* gates (the file already says whether the kept description beats the original)');
+  }
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
 
   // The same gates as eval-trigger: rate gates, then the paired baseline comparison. A gate asked for here replaces
@@ -84,7 +87,10 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else {
     const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../colors.js')]);
-    if (isQuality(results)) {
+    if (results.command === 'improve' && results.improve) {
+      const { renderImproveTerminal } = await import('../report/improve.js');
+      process.stdout.write(renderImproveTerminal(results, layoutFor()));
+    } else if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
       process.stdout.write(renderQualityTerminal(results, layoutFor()));
     } else {

@@ -2,6 +2,7 @@
 // hold a comma, a quote, CR or LF, quotes doubled; text that a spreadsheet would run as a formula is defused. `passed` is the verdict of an eval-quality case (empty otherwise).
 import type { ResultsFile } from '../types.js';
 import { decisionRows, loaded, outcomeOf, passedOf } from './format.js';
+import { renderImproveCsv } from './improve.js';
 
 export const CSV_COLUMNS = [
   'selector',
@@ -31,6 +32,8 @@ export const CSV_COLUMNS = [
 ] as const;
 
 export function renderCsv(results: ResultsFile): string {
+  // improve: one row per candidate (its figures on both parts); every decision is in the .json results file.
+  if (results.command === 'improve' && results.improve) return renderImproveCsv(results);
   const lines = [CSV_COLUMNS.join(',')];
   for (const run of results.runs) {
     for (const { d, r } of decisionRows(results, run)) {

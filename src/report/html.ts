@@ -14,6 +14,7 @@ import {
 
 export async function renderHtml(input: ReportInput): Promise<string> {
   const { results, metrics } = input;
+  if (results.command === 'improve' && results.improve) return (await import('./improve-html.js')).renderImproveHtml(results);
   const sections: string[] = [];
   if (isQuality(results)) {
     sections.push(await qualitySection(results), qualityCasesSection(results));
@@ -39,7 +40,8 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   return page(results, sections);
 }
 
-function page(results: ResultsFile, sections: string[]): string {
+/** The page around the sections (exported for the improve report, which has no failure filter: `script` ''). */
+export function page(results: ResultsFile, sections: string[], script = `${SCRIPT}\n${REQUESTS_SCRIPT}`): string {
   const nav = [...sections.join('').matchAll(/<section id="([a-z-]+)"><h2>([^<]+)<\/h2>/g)]
     .map(([, id, title]) => `<a href="#${id}">${title}</a>`)
     .join('');
@@ -65,8 +67,7 @@ ${REQUESTS_CSS}</style>
 ${sections.join('\n')}
 </main>
 <footer>Rendered by skillbench ${e(results.skillbenchVersion)} from a results file (schema ${e(results.schema)} v${results.version}); every figure is recomputed from its decisions. This page loads nothing from the network.</footer>
-<script>${SCRIPT}
-${REQUESTS_SCRIPT}</script>
+${script ? `<script>${script}</script>` : ''}
 </body>
 </html>
 `);
@@ -93,7 +94,7 @@ function metaLine(results: ResultsFile): string {
   const parts = [
     plural(results.requests.length, quality ? 'case' : 'request'),
     `${plural(results.catalogue.skills.length, 'skill')} from <code>${e(results.catalogue.source)}</code>`,
-    plural(results.runs.length, quality ? 'mode' : results.command === 'suggest-eval' ? 'arm' : 'selector'),
+    plural(results.runs.length, quality ? 'mode' : results.command === 'suggest-eval' ? 'arm' : results.command === 'improve' ? 'scored description' : 'selector'),
     results.catalogue.format ? `catalogue format ${e(results.catalogue.format)}` : '',
     `created ${e(when(results.createdAt))}`,
   ];
@@ -398,7 +399,7 @@ function filteredTable(results: ResultsFile, rows: string[], t: { title: string;
 ${t.empty !== undefined ? (rows.length ? '' : t.empty) + '\n' : ''}</section>`;
 }
 
-function settingsSection(results: ResultsFile): string {
+export function settingsSection(results: ResultsFile): string {
   const entries: [string, unknown][] = [
     ['command', results.command],
     ['skillbench', results.skillbenchVersion],

@@ -61,6 +61,7 @@ export function renderJunit(results: ResultsFile): string {
       ...(run.provider ? [['provider', run.provider]] : []),
       ...(run.model ? [['model', run.model]] : []),
       ...(run.threshold ? [['threshold', `${run.threshold.value} (${run.threshold.source})`]] : []),
+      ...improveProperties(results, run.selector),
     ]
       .map(([k, v]) => `      <property name="${xml(k!)}" value="${xml(v!)}"/>`)
       .join('\n');
@@ -101,4 +102,12 @@ function xmlText(value: string): string {
   return value
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+}
+
+/** improve: a suite is a candidate description; its properties say which part each request is in and what was kept. */
+function improveProperties(results: ResultsFile, selector: string): string[][] {
+  const s = results.improve;
+  const c = s?.candidates.find((x) => x.id === selector);
+  if (!s || !c) return [];
+  return [['improve.description', c.description], ['improve.kept', String(s.chosen === c.id)], ['improve.test', s.split.test.join(' ')]];
 }

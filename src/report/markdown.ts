@@ -5,6 +5,7 @@ import type { ResultsFile, SelectorMetrics } from '../types.js';
 import { incompleteText } from '../completeness.js';
 import { setShape, undefinedRateLines } from './targets.js';
 import { languageFigures } from './languages.js';
+import { isImprove, renderImproveMarkdown } from './improve.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
@@ -17,6 +18,7 @@ const MAX_ID = 40;
 
 export function renderMarkdown(input: ReportInput): string {
   const { results, metrics } = input;
+  if (isImprove(results)) return renderImproveMarkdown(results);
   const out: string[] = [];
   const gate = results.gate;
   const verdict = gate ? (gate.passed ? ' — gate passed ✅' : ' — gate failed ❌') : '';

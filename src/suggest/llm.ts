@@ -8,9 +8,10 @@ export type SuggestChat = ChatCaller;
 
 export type SuggesterStage = 'wide' | 'wide-chunk' | 'wide-final' | 'gate' | 'narrow';
 
-/** One call the suggester made, for the cost columns and the results file. */
-export interface SuggesterCall {
-  stage: SuggesterStage;
+/** One call the suggester made, for the cost columns and the results file (`improve`'s rewriter records its calls
+ * the same way, with its own stage names). */
+export interface SuggesterCall<S extends string = SuggesterStage> {
+  stage: S;
   cached: boolean;
   costUsd: number;
   latencyMs: number;
@@ -19,14 +20,14 @@ export interface SuggesterCall {
 
 /** A reply that is not the JSON the schema asked for: the call counts, the suggestion fails. */
 export class MalformedAnswer extends Error {
-  constructor(stage: SuggesterStage, detail: string) {
+  constructor(stage: string, detail: string) {
     super(`${stage} step: the model's answer is not the JSON asked for (${detail})`);
     this.name = 'MalformedAnswer';
   }
 }
 
-export interface JsonCall {
-  stage: SuggesterStage;
+export interface JsonCall<S extends string = SuggesterStage> {
+  stage: S;
   system: string;
   user: string;
   schema: JsonSchema;
@@ -34,10 +35,10 @@ export interface JsonCall {
 }
 
 /** Sends one structured-output request, records it in `calls`, and returns the parsed object. */
-export async function askJson(
+export async function askJson<S extends string = SuggesterStage>(
   chat: SuggestChat,
-  call: JsonCall,
-  calls: SuggesterCall[],
+  call: JsonCall<S>,
+  calls: SuggesterCall<S>[],
   lane?: Lane,
 ): Promise<Record<string, unknown>> {
   const result = await chat.chat(
@@ -62,7 +63,7 @@ export async function askJson(
 }
 
 /** Parses a JSON object, tolerating a Markdown code fence around it (some local servers add one). */
-export function parseJsonObject(text: string, stage: SuggesterStage): Record<string, unknown> {
+export function parseJsonObject(text: string, stage: string): Record<string, unknown> {
   const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   let value: unknown;
   try {
