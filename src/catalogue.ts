@@ -398,10 +398,9 @@ async function readToolProfiles(root: string): Promise<Record<string, ToolDeclar
   const data = await readJsonFile(file, { shown: displayPath(file), what: 'the tool profiles', readFix: 'check the file permissions', fix });
   const profiles = (data as { profiles?: unknown } | null)?.profiles;
   if (!isPlainObject(profiles)) throw new UserError(`${displayPath(file)}: field "profiles" is missing or not an object`, fix);
-  const out: Record<string, ToolDeclaration[]> = {};
-  for (const [profile, tools] of Object.entries(profiles)) {
+  const declarations = (profile: string, tools: unknown): ToolDeclaration[] => {
     if (!Array.isArray(tools)) throw new UserError(`${displayPath(file)}: profiles.${profile} is not a list of tool declarations`, fix);
-    out[profile] = tools.map((t, i) => {
+    return tools.map((t, i) => {
       const where = `${displayPath(file)}: profiles.${profile}[${i}]`;
       if (!isPlainObject(t)) throw new UserError(`${where} is not an object`, fix);
       if (typeof t.name !== 'string' || t.name === '') throw new UserError(`${where}.name is missing or not a string`, fix);
@@ -410,8 +409,9 @@ async function readToolProfiles(root: string): Promise<Record<string, ToolDeclar
       if (!isPlainObject(parameters)) throw new UserError(`${where}.parameters is not a JSON Schema object`, fix);
       return { name: t.name, description: t.description, parameters };
     });
-  }
-  return out;
+  };
+  // fromEntries, not assignments: out["__proto__"] = [...] would set the object's prototype instead of a profile.
+  return Object.fromEntries(Object.entries(profiles).map(([profile, tools]) => [profile, declarations(profile, tools)]));
 }
 
 // ---------------------------------------------------------------- JSON catalogues
@@ -424,12 +424,14 @@ async function loadJson(file: string, shown: string): Promise<Catalogue> {
 
   const problems: Problem[] = [];
   const skills: Skill[] = [];
+  const lines = nameLines(text);
+  const jsonLine = (name: string, occurrence = 1) => lines.get(name)?.[occurrence - 1] ?? 1;
   list.forEach((entry: unknown, i: number) => {
     const fatal = (line: number, message: string, fix: string) => problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix, fatal: true });
     if (!isPlainObject(entry)) return fatal(1, 'is not an object', 'write each skill as {"name": ..., "description": ...}');
     const { name, description } = entry;
     if (typeof name !== 'string' || name.trim() === '') return fatal(1, 'field "name" is missing or not a string', 'give every entry a "name"');
-    const line = jsonLine(text, name);
+    const line = jsonLine(name);
     if (typeof description !== 'string' || description.trim() === '')
       return fatal(line, `field "description" of "${name}" is missing, empty or not a string`, 'give every entry a non-empty "description"');
     const category = typeof entry.category === 'string' ? entry.category : '';
@@ -450,19 +452,36 @@ async function loadJson(file: string, shown: string): Promise<Catalogue> {
     origins.set(skill, { line });
     skills.push(skill);
   });
-  const kept = dropDuplicates(skills, problems, (s) => jsonLine(text, s.name, 2));
+  const kept = dropDuplicates(skills, problems, (s) => jsonLine(s.name, 2));
   return { source: file, kind: 'json', skills: sortByName(kept), toolProfiles: {}, problems: sortProblems(problems) };
 }
 
-/** Line of the n-th `"name": "<name>"` in a JSON text, or 1. */
-function jsonLine(text: string, name: string, occurrence = 1): number {
-  const re = new RegExp(`"name"\\s*:\\s*${escapeRegExp(JSON.stringify(name))}`, 'g');
-  let m: RegExpExecArray | null = null;
-  for (let k = 0; k < occurrence; k++) {
-    m = re.exec(text);
-    if (!m) return 1;
+/**
+ * The 1-based lines of every `"name": "<string>"` in a JSON text, by the name it decodes to, in order of appearance.
+ * One pass over the text: a search per entry (and a line count from the start per match) made loading quadratic.
+ */
+function nameLines(text: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  const re = /"name"\s*:\s*("(?:[^"\\\n]|\\.)*")/g;
+  let line = 1;
+  let nextNewline = text.indexOf('\n'); // each newline is found once: a minified file is one long line
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    while (nextNewline !== -1 && nextNewline < m.index) {
+      line++;
+      nextNewline = text.indexOf('\n', nextNewline + 1);
+    }
+    let name: unknown;
+    try {
+      name = JSON.parse(m[1]!);
+    } catch {
+      continue;
+    }
+    if (typeof name !== 'string') continue;
+    const at = out.get(name);
+    if (at) at.push(line);
+    else out.set(name, [line]);
   }
-  return m ? text.slice(0, m.index).split('\n').length : 1;
+  return out;
 }
 
 // ---------------------------------------------------------------- shared helpers

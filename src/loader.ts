@@ -61,7 +61,7 @@ export class SkillLoader {
   /** Tool profiles unlocked so far, in name order (declared ones only: an undeclared profile is a validation error). */
   unlockedProfiles(): string[] {
     const names = new Set(this.loadedSkills().flatMap((s) => s.toolProfiles));
-    return [...names].filter((p) => p in this.catalogue.toolProfiles).sort(compareStrings);
+    return [...names].filter((p) => Object.hasOwn(this.catalogue.toolProfiles, p)).sort(compareStrings);
   }
 
   /**
@@ -90,7 +90,7 @@ export class SkillLoader {
     const lines = this.visibleSkills
       .filter((s) => this.activated.includes(s.name))
       .map((s) => {
-        const tools = profileToolDeclarations(this.catalogue, s.toolProfiles.filter((p) => p in this.catalogue.toolProfiles)).map((t) => t.name);
+        const tools = profileToolDeclarations(this.catalogue, s.toolProfiles.filter((p) => Object.hasOwn(this.catalogue.toolProfiles, p))).map((t) => t.name);
         return `- ${s.name} (version ${s.hash})${tools.length ? `; tools unlocked: ${tools.join(', ')}` : ''}`;
       });
     return ['<loaded_skills>', 'Skills already loaded in this conversation (their instructions are in the activate_skill results; do not activate them again):', ...lines, '</loaded_skills>'].join('\n');
@@ -123,7 +123,7 @@ export class SkillLoader {
       return ok(call, 'body', `Skill "${skill.name}" is already loaded (version ${skill.hash}): its instructions are earlier in this conversation.`);
     }
     this.activated.push(skill.name);
-    const unknown = skill.toolProfiles.filter((p) => !(p in this.catalogue.toolProfiles));
+    const unknown = skill.toolProfiles.filter((p) => !Object.hasOwn(this.catalogue.toolProfiles, p));
     const note = unknown.length ? `\n(tool profile${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not declared in this catalogue: no tools added)` : '';
     return ok(call, 'body', renderSkillContent(skill) + note);
   }
