@@ -8,6 +8,7 @@ import matter from 'gray-matter';
 import { UserError } from './errors.js';
 import { readJsonFile, readJsonText } from './jsonfile.js';
 import { canonicalJson } from './cache.js';
+import { refusedName, shownName, unservableEntry } from './skill-files.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -176,7 +177,9 @@ async function loadSkillFile(root: string, file: string): Promise<Loaded> {
     problems.push({ file, line: line(text), severity: 'error', message, fix }),
   );
   const dir = path.dirname(file);
-  const resources = await listResources(dir);
+  const resources = await listResources(dir, (rel, reason) =>
+    problems.push({ file, line: 1, severity: 'warning', message: `file ${shownName(rel)} is not served (not listed, read or copied for scripts): ${reason}`, fix: 'rename it, or replace a hard link with a copy of the file' }),
+  );
   const hash = await hashSkill(bytes, dir, resources, (rel, err) =>
     problems.push({ file, line: 1, severity: 'warning', message: `resource ${rel} cannot be read (${errCode(err)})`, fix: 'check its permissions' }),
   );
@@ -326,8 +329,9 @@ function readSkillMetadata(data: Record<string, unknown>, report: Report): { sta
 // ---------------------------------------------------------------- resources and hash
 
 /** Every other file of the skill folder (relative POSIX paths, sorted); nested skill folders are left out;
- *  symbolic links are listed as themselves and never followed. */
-export async function listResources(dir: string): Promise<string[]> {
+ *  symbolic links are listed as themselves and never followed. Files that may not be served (see skill-files.ts: a
+ *  name with a line break or a backslash, a hard link, an unreadable file) are left out and passed to `onRefused`. */
+export async function listResources(dir: string, onRefused?: (rel: string, reason: string) => void): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     let entries;
@@ -338,19 +342,34 @@ export async function listResources(dir: string): Promise<string[]> {
     }
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory() && SKIPPED_DIRS.has(e.name)) continue;
+      if (!e.isDirectory() && !e.isFile() && !e.isSymbolicLink()) continue;
+      if (!e.isDirectory() && ((rel === '' && e.name === SKILL_FILE) || IGNORED_FILES.has(e.name))) continue;
+      const badName = refusedName(e.name);
+      if (badName) {
+        onRefused?.(r, badName);
+        continue;
+      }
       if (e.isDirectory()) {
-        if (SKIPPED_DIRS.has(e.name)) continue;
         if (await isRegularFile(path.join(dir, r, SKILL_FILE))) continue; // a nested skill of its own
         await walk(r);
-      } else if (e.isFile() || e.isSymbolicLink()) {
-        if (rel === '' && e.name === SKILL_FILE) continue;
-        if (IGNORED_FILES.has(e.name)) continue;
-        out.push(r);
+        continue;
       }
+      const unservable = e.isFile() ? unservableEntrySafe(path.join(dir, r)) : null;
+      if (unservable) onRefused?.(r, unservable);
+      else out.push(r);
     }
   };
   await walk('');
   return out.sort(compareStrings);
+}
+
+function unservableEntrySafe(abs: string): string | null {
+  try {
+    return unservableEntry(abs);
+  } catch (err) {
+    return `it cannot be read (${errCode(err)})`;
+  }
 }
 
 /** sha256 of SKILL.md bytes then, per resource in order, its path and bytes (a link's target path, unread);
@@ -382,6 +401,8 @@ export function readResourceText(skill: Skill, rel: string): string {
   const abs = path.join(skill.dir, ...rel.split('/'));
   try {
     if (lstatSync(abs).isSymbolicLink()) return `[symbolic link to ${readlinkSync(abs)}]`;
+    const refused = unservableEntry(abs);
+    if (refused) return `[not read: ${refused}]`;
     const bytes = readFileSync(abs);
     return decodeText(bytes) ?? `[binary file, ${bytes.length} bytes]`;
   } catch (err) {

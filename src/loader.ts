@@ -6,6 +6,7 @@ import { join, posix } from 'node:path';
 import { compareStrings } from './catalogue.js';
 import { renderSkillContent } from './prompt.js';
 import { isInside, runScript, type SandboxOptions, type ScriptResult } from './sandbox.js';
+import { unservableFile } from './skill-files.js';
 import { ACTIVATE_SKILL, READ_SKILL_FILE, RUN_SKILL_SCRIPT, profileToolDeclarations, skillToolDeclarations } from './tools.js';
 import type { Catalogue, FunctionCall, Skill, ToolDeclaration, ToolResult } from './types.js';
 
@@ -132,18 +133,29 @@ export class SkillLoader {
     if (this.mode === 'load-all') return refusal(call, 'read_skill_file is not available: every file is already in the system prompt');
     const r = this.resolve(call.args.name, call.args.path);
     if (!r.ok) return refusal(call, r.reason);
+    const notLoaded = this.notLoaded(r.skill);
+    if (notLoaded) return refusal(call, notLoaded);
     return ok(call, 'resource', readCapped(r.abs, this.options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES));
   }
 
   private async run(call: FunctionCall): Promise<ExecutedTool> {
     const r = this.resolve(call.args.name, call.args.path);
     if (!r.ok) return refusal(call, r.reason);
+    const notLoaded = this.notLoaded(r.skill);
+    if (notLoaded) return refusal(call, notLoaded);
     if (!r.rel.startsWith('scripts/')) return refusal(call, `"${r.rel}" is not a script: only files under scripts/ can be run`);
     const args = scriptArgs(call.args.args);
     if (typeof args === 'string') return refusal(call, args);
     const result = await runScript(r.skill.dir!, r.rel, args, this.options.sandbox);
     const content = formatScriptResult(result);
     return { result: { callId: call.id, name: call.name, content, isError: result.exitCode !== 0 }, level: 'script', script: result };
+  }
+
+  /** Why a skill's files cannot be used yet (the tools say "a loaded skill"), or null: loaded means activated in this
+   *  conversation, always loaded, or every skill in load-all mode. */
+  private notLoaded(skill: Skill): string | null {
+    if (this.mode === 'load-all' || skill.state === 'always' || this.activated.includes(skill.name)) return null;
+    return `skill "${skill.name}" is not loaded: call activate_skill with name "${skill.name}" first, then use its files`;
   }
 
   /** Profile tools are declared so their token cost is measured; skillbench has no backend to call them with. */
@@ -197,6 +209,8 @@ export class SkillLoader {
       return { ok: false, reason: `"${rel}" cannot be read (missing, or a dangling link)` };
     }
     if (!isInside(real, root) || real === root) return { ok: false, reason: `path refused: "${rel}" is a link that leaves the skill folder` };
+    const refused = unservableFile(real);
+    if (refused) return { ok: false, reason: `"${rel}" is not served: ${refused}` };
     return { ok: true, skill, rel, abs: real };
   }
 
