@@ -11,13 +11,13 @@ import { loadCatalogue } from '../src/catalogue.js';
 import { createChatClient } from '../src/client.js';
 import { runAgent, type AgentRun } from '../src/harness.js';
 import { renderCatalogue, renderSkillContent } from '../src/prompt.js';
-import { bwrapWorks, unshareWorks } from '../src/sandbox.js';
+import { bwrapWorks } from '../src/sandbox.js';
 import { countTokens } from '../src/tokenizer.js';
 import type { Catalogue } from '../src/types.js';
 
 const SKILLS = join(import.meta.dirname, '..', 'skills');
 const EXPENSE = 'expense-report-checker';
-const canSandbox = (await bwrapWorks()) || (await unshareWorks());
+const canSandbox = await bwrapWorks();
 
 /** The server's usage rule: a quarter of the request body's JSON length, rounded up. */
 const tokensOf = (body: unknown) => Math.ceil(JSON.stringify(body).length / 4);

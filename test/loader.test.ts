@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { loadCatalogue } from '../src/catalogue.js';
 import { SkillLoader } from '../src/loader.js';
 import { renderLoadAll, renderSkillContent } from '../src/prompt.js';
-import { bwrapWorks, unshareWorks } from '../src/sandbox.js';
+import { bwrapWorks } from '../src/sandbox.js';
 import type { Catalogue, FunctionCall } from '../src/types.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'harness', 'catalogue');
 const SECRET = 'TOP-SECRET-HIDDEN-SKILL-CONTENT';
-const canSandbox = (await bwrapWorks()) || (await unshareWorks());
+const canSandbox = await bwrapWorks();
 
 let root: string;
 let outside: string;
@@ -210,7 +210,7 @@ describe('loader: tool profiles and the tool registry', () => {
   });
 });
 
-describe.skipIf(!canSandbox)('loader: run_skill_script (skipped: neither bwrap nor unshare works here)', () => {
+describe.skipIf(!canSandbox)('loader: run_skill_script (skipped: bwrap does not work here)', () => {
   it('runs a script of the skill and returns its status and streams', async () => {
     const r = await (await loaderWith('hostile')).execute(call('run_skill_script', { name: 'hostile', path: 'scripts/exit3.mjs', args: [] }));
     expect(r.level).toBe('script');
