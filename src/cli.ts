@@ -11,6 +11,7 @@ import { register as registerEvalQuality } from './commands/eval-quality.js';
 import { register as registerE2e } from './commands/e2e.js';
 import { register as registerSuggest } from './commands/suggest.js';
 import { register as registerReport } from './commands/report.js';
+import { register as registerCache } from './commands/cache.js';
 
 export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     registerE2e,
     registerSuggest,
     registerReport,
+    registerCache,
   ]) {
     register(program);
   }

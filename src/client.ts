@@ -2,7 +2,8 @@
 // accounting + --dry-run / --max-cost. Providers are loaded lazily on the first live call, so a --cache-only replay
 // needs no key and never imports an SDK.
 import pLimit, { type LimitFunction } from 'p-limit';
-import { cacheKey, embeddingFile, embeddingKey, makeEntry, readVector, ResponseCache, writeVector } from './cache.js';
+import { cacheKey, makeEntry, ResponseCache } from './cache.js';
+import { toFloat32, vectorKey, VectorStore } from './embedding-store.js';
 import { ProviderError, UserError } from './errors.js';
 import type { ProviderOptions } from './options.js';
 import {
@@ -722,6 +723,8 @@ function countMemo(text: string): number {
 export interface Embedder extends EmbeddingProvider {
   /** Vectors taken from the disk cache / computed / missing (--cache-only or --dry-run, remote providers), since creation. */
   stats(): { cached: number; computed: number; misses: number };
+  /** Problems with the vector cache (a segment that cannot be read or written): vectors are recomputed, never lost. */
+  warnings(): string[];
 }
 
 /** The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
@@ -746,6 +749,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
   }
   const cacheDir = opts.cacheDir ?? '.skillbench/cache';
   const readCache = opts.cache !== false;
+  const store = VectorStore.for(cacheDir, id, model);
   let inner: Promise<EmbeddingProvider> | null = null;
   const counts = { cached: 0, computed: 0, misses: 0 };
 
@@ -754,8 +758,8 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     model,
     stats: () => ({ ...counts }),
     async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
-      const files = inputs.map((x) => embeddingFile(cacheDir, id, model, embeddingKey(role, x.title, x.text)));
-      const out: (number[] | null)[] = readCache || opts.cacheOnly ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
+      const keys = inputs.map((x) => vectorKey(id, role, x.title, x.text));
+      const out: (number[] | null)[] = readCache || opts.cacheOnly ? keys.map((k) => store.get(k)) : inputs.map(() => null);
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
@@ -767,16 +771,23 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
         }
         inner ??= loadEmbeddingProvider(id, pc);
         const p = await inner;
-        const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role));
-        counts.computed += missing.length;
-        await Promise.all(
-          missing.map((i, j) => {
-            out[i] = vectors[j]!;
-            return writeVector(files[i]!, { schema: 'skillbench.embedding', version: 1, provider: id, model, role, title: inputs[i]!.title ?? null, vector: vectors[j] });
-          }),
-        );
+        // Written as they come, a chunk at a time: a run stopped halfway keeps every vector it paid for.
+        const chunk = id === 'use' ? USE_WRITE_CHUNK : REMOTE_WRITE_CHUNK;
+        for (let c = 0; c < missing.length; c += chunk) {
+          const part = missing.slice(c, c + chunk);
+          const vectors = (await withRetries(id, policy, () => p.embed(part.map((i) => inputs[i]!), role))).map(toFloat32);
+          counts.computed += part.length;
+          part.forEach((i, j) => (out[i] = vectors[j]!));
+          await store.put(part.map((i, j) => ({ key: keys[i]!, vector: vectors[j]! })));
+        }
       }
       return out as number[][];
     },
+    warnings: () => [...store.warnings],
   };
 }
+
+/** Texts embedded between two writes of the vector cache: the offline model does about 40-60 a second. */
+const USE_WRITE_CHUNK = 16;
+/** The same for remote providers (each chunk is one or a few API calls). */
+const REMOTE_WRITE_CHUNK = 100;
