@@ -31,9 +31,14 @@ export interface Bm25Index {
   score(query: string): ScoredSkill[];
 }
 
+/** Words longer than this are indexed as they are, not stemmed: the Porter stemmer's regular expressions take the
+ *  square of a word's length (a 100,000-letter skill name took minutes); no word of a real language is this long. */
+export const MAX_STEMMED_WORD = 64;
+
 export function prepTasks(): Task[] {
   const nlp = require('wink-nlp-utils');
-  return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
+  const stem = (tokens: unknown) => (tokens as string[]).map((t) => (t.length > MAX_STEMMED_WORD ? t : (nlp.string.stem(t) as string)));
+  return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, stem];
 }
 
 export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
@@ -58,7 +63,7 @@ export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
       const tokens = prepare(query);
       let self = 0;
       for (const t of tokens) {
-        const i = token2Index[t];
+        const i = Object.hasOwn(token2Index, t) ? token2Index[t] : undefined; // "constructor" is a word, not a key of Object
         self += i === undefined ? unseenIdf : idf[i]!;
       }
       const raw = new Map<string, number>(self > 0 ? engine.search(query, n) : []);
