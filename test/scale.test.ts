@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { countTokens as exactO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { auditCatalogue, MAX_TABLE_ROWS, renderAuditTables } from '../src/audit.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { cosine, MAX_CANDIDATES, nearDuplicates, termVector, type NearDuplicateStats } from '../src/near-duplicates.js';
 import { countInPieces, countTokens, LONG_RUN } from '../src/tokenizer.js';
@@ -79,6 +80,22 @@ describe('offline token counts stay linear', () => {
     writeFileSync(requests, JSON.stringify([{ text: 'check my expense report', gold: 'expense-checker' }]));
     const r = await runCli(['eval-trigger', '--skills', skills, '--requests', requests, '--selectors', 'keyword', '--no-progress', '--cache-dir', path.join(dir, 'cache')], { cwd: ROOT });
     expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe('the token audit of a large catalogue', () => {
+  it('lists the heaviest 500 skills and counts the rest, instead of a 20,000-row table', { timeout: 30_000 }, async () => {
+    const file = path.join(dir, 'audit-20k.json');
+    writeFileSync(file, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ name: `s-${i}`, description: `Use when the user asks about topic ${i}.`, body: 'word '.repeat(i % 97) }))));
+    const catalogue = await loadCatalogue(file);
+    const audit = auditCatalogue(catalogue, 'xml');
+    const text = renderAuditTables(audit, { source: file, perResource: false });
+    const rows = text.split('\n').filter((l) => /^│ s-\d+ /.test(l));
+    expect(rows).toHaveLength(MAX_TABLE_ROWS);
+    const bodyOf = (row: string) => Number(/^│ s-\d+\s+│\s+([\d,]+) │/.exec(row)![1]!.replace(/,/g, ''));
+    expect(bodyOf(rows[0]!)).toBe(Math.max(...audit.level2.map((s) => s.tokens))); // the heaviest first
+    expect(bodyOf(rows.at(-1)!)).toBeLessThanOrEqual(bodyOf(rows[0]!));
+    expect(text).toContain(`... 19,500 more skills not listed (the ${MAX_TABLE_ROWS} heaviest are, heaviest first; --json lists them all)`);
   });
 });
 
