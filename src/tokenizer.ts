@@ -13,6 +13,9 @@ export const TOKENIZER_NAME = 'o200k via gpt-tokenizer';
  */
 export const LONG_RUN = 256;
 const LONG_RUNS = new RegExp(`[\\p{L}\\p{M}]{${LONG_RUN},}|\\s{${LONG_RUN},}|[^\\s\\p{L}\\p{N}]{${LONG_RUN},}`, 'gu');
+/** Where such a run can be: LONG_RUN characters without a break in whitespace, or of whitespace. A plain class is
+ *  several times faster to scan for than Unicode properties, and real text has no such stretch at all. */
+const CANDIDATES = new RegExp(`\\S{${LONG_RUN},}|\\s{${LONG_RUN},}`, 'g');
 
 /** Token count of a text with the o200k encoding (special-token look-alikes counted as plain text). */
 export function countTokens(text: string): number {
@@ -32,23 +35,34 @@ function o200k(text: string): number {
  */
 export function countInPieces(text: string, count: (piece: string) => number): number {
   if (text.length < LONG_RUN) return count(text);
-  LONG_RUNS.lastIndex = 0;
+  const runs = longRuns(text);
+  if (runs.length === 0) return count(text);
   let total = 0;
   let last = 0;
-  for (let m = LONG_RUNS.exec(text); m; m = LONG_RUNS.exec(text)) {
-    if (m.index > last) total += count(text.slice(last, m.index));
-    const run = m[0];
-    for (let i = 0; i < run.length; ) {
-      let end = Math.min(run.length, i + LONG_RUN);
-      if (end < run.length && isHighSurrogate(run.charCodeAt(end - 1))) end--; // never split a character in two
-      total += count(run.slice(i, end));
-      i = end;
+  for (const [start, end] of runs) {
+    if (start > last) total += count(text.slice(last, start));
+    for (let i = start; i < end; ) {
+      let to = Math.min(end, i + LONG_RUN);
+      if (to < end && isHighSurrogate(text.charCodeAt(to - 1))) to--; // never split a character in two
+      total += count(text.slice(i, to));
+      i = to;
     }
-    last = m.index + run.length;
+    last = end;
   }
-  if (last === 0) return count(text);
   if (last < text.length) total += count(text.slice(last));
   return total;
+}
+
+/** [start, end) of every run of LONG_RUN characters of one class, in order. */
+function longRuns(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  CANDIDATES.lastIndex = 0;
+  for (let c = CANDIDATES.exec(text); c; c = CANDIDATES.exec(text)) {
+    const stretch = c[0];
+    LONG_RUNS.lastIndex = 0;
+    for (let m = LONG_RUNS.exec(stretch); m; m = LONG_RUNS.exec(stretch)) out.push([c.index + m.index, c.index + m.index + m[0].length]);
+  }
+  return out;
 }
 
 function isHighSurrogate(code: number): boolean {
