@@ -16,8 +16,9 @@ export function bytes(n: number): string {
 
 const int = (n: number) => n.toLocaleString('en-US');
 
-export function renderCacheUsage(usage: CacheUsage): string {
-  if (usage.parts.length === 0) return `${usage.dir}: empty (no responses, no embedding vectors)`;
+/** `shown`: the folder as the user gave it (default: its absolute path). */
+export function renderCacheUsage(usage: CacheUsage, shown = usage.dir): string {
+  if (usage.parts.length === 0) return `${shown}: empty (no responses, no embedding vectors)`;
   const t = terminalTable(['part', 'entries', 'files', 'size'], { align: ['left', 'right', 'right', 'right'] });
   const notes: string[] = [];
   for (const p of usage.parts) {
@@ -26,7 +27,7 @@ export function renderCacheUsage(usage: CacheUsage): string {
     if (p.kind === 'legacy') notes.push(`${p.part}: written by skillbench before the binary format, no longer read`);
     if (p.superseded || p.badBytes) notes.push(`${p.part}: ${int(p.superseded ?? 0)} superseded records, ${int(p.badBytes ?? 0)} bytes of torn records`);
   }
-  const lines = [`${usage.dir}: ${bytes(usage.bytes)} in ${int(usage.files)} files`, t.toString()];
+  const lines = [`${shown}: ${bytes(usage.bytes)} in ${int(usage.files)} file${usage.files === 1 ? '' : 's'}`, t.toString()];
   for (const n of notes) lines.push(`note: ${n}`);
   lines.push('Make it smaller: skillbench cache prune (compacts the vectors, removes legacy files), --older-than DAYS to drop old entries too');
   return lines.join('\n');

@@ -24,7 +24,7 @@ export function register(program: Command): void {
       const { cacheUsage } = await import('../cache-usage.js');
       const usage = cacheUsage(opts.cacheDir);
       if (opts.json) console.log(JSON.stringify(usage, null, 2));
-      else console.log(await renderUsage(usage));
+      else console.log(await renderUsage(usage, opts.cacheDir));
     });
 
   cache
@@ -38,14 +38,14 @@ export function register(program: Command): void {
       const r = await pruneCache(cacheDir, { olderThanDays: opts.olderThan });
       const { bytes } = await import('../cache-usage-format.js');
       console.log(
-        `${r.before.dir}: ${bytes(r.before.bytes)} -> ${bytes(r.after.bytes)}; ` +
+        `${cacheDir}: ${bytes(r.before.bytes)} -> ${bytes(r.after.bytes)}; ` +
           `${r.responsesRemoved} responses removed, ${r.vectorsDropped} vector records dropped (superseded, torn or old), ${r.legacyRemoved} legacy vector files removed`,
       );
-      console.log(await renderUsage(r.after));
+      console.log(await renderUsage(r.after, cacheDir));
     });
 }
 
-async function renderUsage(usage: import('../cache-usage.js').CacheUsage): Promise<string> {
+async function renderUsage(usage: import('../cache-usage.js').CacheUsage, shown: string): Promise<string> {
   const { renderCacheUsage } = await import('../cache-usage-format.js');
-  return renderCacheUsage(usage);
+  return renderCacheUsage(usage, shown);
 }
