@@ -158,19 +158,40 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
   }
   out.push(summary.toString());
 
-  const perSkill = new Table({ head: ['skill', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
-  for (const s of audit.level2) {
-    const res = audit.level3.filter((r) => r.name === s.name);
-    perSkill.push([s.name, n(s.tokens), String(res.length), n(sum(res.map((r) => r.tokens)))]);
+  const resources = new Map<string, { files: number; tokens: number }>();
+  for (const r of audit.level3) {
+    const t = resources.get(r.name) ?? { files: 0, tokens: 0 };
+    resources.set(r.name, { files: t.files + 1, tokens: t.tokens + r.tokens });
   }
+  const rows = audit.level2.map((s) => ({ name: s.name, body: s.tokens, ...(resources.get(s.name) ?? { files: 0, tokens: 0 }) }));
+  const shown = heaviest(rows, (r) => r.body + r.tokens);
+  const perSkill = new Table({ head: ['skill', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  for (const r of shown) perSkill.push([r.name, n(r.body), String(r.files), n(r.tokens)]);
   out.push(perSkill.toString());
+  if (shown.length < rows.length) out.push(notListed(rows.length - shown.length, 'skills'));
 
   if (opts.perResource && audit.level3.length > 0) {
+    const files = heaviest(audit.level3, (r) => r.tokens);
     const perRes = new Table({ head: ['skill', 'resource', 'level 3'], colAligns: ['left', 'left', 'right'], style: TABLE_STYLE, chars: COMPACT });
-    for (const r of audit.level3) perRes.push([r.name, r.path, n(r.tokens)]);
+    for (const r of files) perRes.push([r.name, r.path, n(r.tokens)]);
     out.push(perRes.toString());
+    if (files.length < audit.level3.length) out.push(notListed(audit.level3.length - files.length, 'resources'));
   }
   return out.join('\n');
+}
+
+/** Rows a terminal table lists at most: past this, the heaviest are listed (cli-table3's layout also takes the
+ *  square of the row count: 50,000 rows took 85 s). */
+export const MAX_TABLE_ROWS = 500;
+
+/** All rows in their order when they fit, else the MAX_TABLE_ROWS heaviest, heaviest first. */
+function heaviest<T>(rows: T[], weight: (r: T) => number): T[] {
+  if (rows.length <= MAX_TABLE_ROWS) return rows;
+  return [...rows].sort((a, b) => weight(b) - weight(a)).slice(0, MAX_TABLE_ROWS);
+}
+
+function notListed(count: number, what: string): string {
+  return `... ${n(count)} more ${what} not listed (the ${MAX_TABLE_ROWS} heaviest are, heaviest first; --json lists them all)`;
 }
 
 function sum(xs: number[]): number {

@@ -296,38 +296,3 @@ export function responseProblem(r: unknown): string | null {
   return null;
 }
 
-/** Where embedding vectors go: <cacheDir>/embeddings/<provider>--<model>/<sha256(role, title, text)>.json. */
-export function embeddingFile(cacheDir: string, provider: string, model: string, key: string): string {
-  const safeModel = model.replace(/[^A-Za-z0-9._-]+/g, '_');
-  return path.join(path.resolve(cacheDir), 'embeddings', `${provider}--${safeModel}`, `${key}.json`);
-}
-
-export function embeddingKey(role: string, title: string | undefined, text: string): string {
-  return createHash('sha256').update(canonicalJson({ v: CACHE_FORMAT_VERSION, role, title: title ?? null, text })).digest('hex');
-}
-
-export async function readVector(file: string): Promise<number[] | null> {
-  try {
-    // Synchronous like ResponseCache.get: thousands of small local files, no thread-pool round trips, no EMFILE.
-    const v = JSON.parse(readFileSync(file, 'utf8')) as { vector?: unknown };
-    return Array.isArray(v.vector) && v.vector.every((x) => typeof x === 'number') ? (v.vector as number[]) : null;
-  } catch {
-    return null;
-  }
-}
-
-const vectorIo = pLimit(64);
-
-/** Writes a vector atomically; a failure (read-only or full disk) only costs recomputing it next time. */
-export async function writeVector(file: string, body: Record<string, unknown>): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await vectorIo(async () => {
-      await mkdirp(path.dirname(file));
-      await writeFile(tmp, JSON.stringify(body), { flag: 'wx' });
-      await rename(tmp, file);
-    });
-  } catch {
-    await unlink(tmp).catch(() => undefined);
-  }
-}

@@ -8,6 +8,7 @@ import matter from 'gray-matter';
 import { UserError } from './errors.js';
 import { readJsonFile, readJsonText } from './jsonfile.js';
 import { canonicalJson } from './cache.js';
+import { refusedName, shownName, unservableEntry } from './skill-files.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -176,7 +177,9 @@ async function loadSkillFile(root: string, file: string): Promise<Loaded> {
     problems.push({ file, line: line(text), severity: 'error', message, fix }),
   );
   const dir = path.dirname(file);
-  const resources = await listResources(dir);
+  const resources = await listResources(dir, (rel, reason) =>
+    problems.push({ file, line: 1, severity: 'warning', message: `file ${shownName(rel)} is not served (not listed, read or copied for scripts): ${reason}`, fix: 'rename it, or replace a hard link with a copy of the file' }),
+  );
   const hash = await hashSkill(bytes, dir, resources, (rel, err) =>
     problems.push({ file, line: 1, severity: 'warning', message: `resource ${rel} cannot be read (${errCode(err)})`, fix: 'check its permissions' }),
   );
@@ -326,8 +329,9 @@ function readSkillMetadata(data: Record<string, unknown>, report: Report): { sta
 // ---------------------------------------------------------------- resources and hash
 
 /** Every other file of the skill folder (relative POSIX paths, sorted); nested skill folders are left out;
- *  symbolic links are listed as themselves and never followed. */
-export async function listResources(dir: string): Promise<string[]> {
+ *  symbolic links are listed as themselves and never followed. Files that may not be served (see skill-files.ts: a
+ *  name with a line break or a backslash, a hard link, an unreadable file) are left out and passed to `onRefused`. */
+export async function listResources(dir: string, onRefused?: (rel: string, reason: string) => void): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     let entries;
@@ -338,19 +342,34 @@ export async function listResources(dir: string): Promise<string[]> {
     }
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory() && SKIPPED_DIRS.has(e.name)) continue;
+      if (!e.isDirectory() && !e.isFile() && !e.isSymbolicLink()) continue;
+      if (!e.isDirectory() && ((rel === '' && e.name === SKILL_FILE) || IGNORED_FILES.has(e.name))) continue;
+      const badName = refusedName(e.name);
+      if (badName) {
+        onRefused?.(r, badName);
+        continue;
+      }
       if (e.isDirectory()) {
-        if (SKIPPED_DIRS.has(e.name)) continue;
         if (await isRegularFile(path.join(dir, r, SKILL_FILE))) continue; // a nested skill of its own
         await walk(r);
-      } else if (e.isFile() || e.isSymbolicLink()) {
-        if (rel === '' && e.name === SKILL_FILE) continue;
-        if (IGNORED_FILES.has(e.name)) continue;
-        out.push(r);
+        continue;
       }
+      const unservable = e.isFile() ? unservableEntrySafe(path.join(dir, r)) : null;
+      if (unservable) onRefused?.(r, unservable);
+      else out.push(r);
     }
   };
   await walk('');
   return out.sort(compareStrings);
+}
+
+function unservableEntrySafe(abs: string): string | null {
+  try {
+    return unservableEntry(abs);
+  } catch (err) {
+    return `it cannot be read (${errCode(err)})`;
+  }
 }
 
 /** sha256 of SKILL.md bytes then, per resource in order, its path and bytes (a link's target path, unread);
@@ -382,6 +401,8 @@ export function readResourceText(skill: Skill, rel: string): string {
   const abs = path.join(skill.dir, ...rel.split('/'));
   try {
     if (lstatSync(abs).isSymbolicLink()) return `[symbolic link to ${readlinkSync(abs)}]`;
+    const refused = unservableEntry(abs);
+    if (refused) return `[not read: ${refused}]`;
     const bytes = readFileSync(abs);
     return decodeText(bytes) ?? `[binary file, ${bytes.length} bytes]`;
   } catch (err) {
@@ -398,10 +419,9 @@ async function readToolProfiles(root: string): Promise<Record<string, ToolDeclar
   const data = await readJsonFile(file, { shown: displayPath(file), what: 'the tool profiles', readFix: 'check the file permissions', fix });
   const profiles = (data as { profiles?: unknown } | null)?.profiles;
   if (!isPlainObject(profiles)) throw new UserError(`${displayPath(file)}: field "profiles" is missing or not an object`, fix);
-  const out: Record<string, ToolDeclaration[]> = {};
-  for (const [profile, tools] of Object.entries(profiles)) {
+  const declarations = (profile: string, tools: unknown): ToolDeclaration[] => {
     if (!Array.isArray(tools)) throw new UserError(`${displayPath(file)}: profiles.${profile} is not a list of tool declarations`, fix);
-    out[profile] = tools.map((t, i) => {
+    return tools.map((t, i) => {
       const where = `${displayPath(file)}: profiles.${profile}[${i}]`;
       if (!isPlainObject(t)) throw new UserError(`${where} is not an object`, fix);
       if (typeof t.name !== 'string' || t.name === '') throw new UserError(`${where}.name is missing or not a string`, fix);
@@ -410,8 +430,9 @@ async function readToolProfiles(root: string): Promise<Record<string, ToolDeclar
       if (!isPlainObject(parameters)) throw new UserError(`${where}.parameters is not a JSON Schema object`, fix);
       return { name: t.name, description: t.description, parameters };
     });
-  }
-  return out;
+  };
+  // fromEntries, not assignments: out["__proto__"] = [...] would set the object's prototype instead of a profile.
+  return Object.fromEntries(Object.entries(profiles).map(([profile, tools]) => [profile, declarations(profile, tools)]));
 }
 
 // ---------------------------------------------------------------- JSON catalogues
@@ -424,12 +445,14 @@ async function loadJson(file: string, shown: string): Promise<Catalogue> {
 
   const problems: Problem[] = [];
   const skills: Skill[] = [];
+  const lines = nameLines(text);
+  const jsonLine = (name: string, occurrence = 1) => lines.get(name)?.[occurrence - 1] ?? 1;
   list.forEach((entry: unknown, i: number) => {
     const fatal = (line: number, message: string, fix: string) => problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix, fatal: true });
     if (!isPlainObject(entry)) return fatal(1, 'is not an object', 'write each skill as {"name": ..., "description": ...}');
     const { name, description } = entry;
     if (typeof name !== 'string' || name.trim() === '') return fatal(1, 'field "name" is missing or not a string', 'give every entry a "name"');
-    const line = jsonLine(text, name);
+    const line = jsonLine(name);
     if (typeof description !== 'string' || description.trim() === '')
       return fatal(line, `field "description" of "${name}" is missing, empty or not a string`, 'give every entry a non-empty "description"');
     const category = typeof entry.category === 'string' ? entry.category : '';
@@ -450,19 +473,36 @@ async function loadJson(file: string, shown: string): Promise<Catalogue> {
     origins.set(skill, { line });
     skills.push(skill);
   });
-  const kept = dropDuplicates(skills, problems, (s) => jsonLine(text, s.name, 2));
+  const kept = dropDuplicates(skills, problems, (s) => jsonLine(s.name, 2));
   return { source: file, kind: 'json', skills: sortByName(kept), toolProfiles: {}, problems: sortProblems(problems) };
 }
 
-/** Line of the n-th `"name": "<name>"` in a JSON text, or 1. */
-function jsonLine(text: string, name: string, occurrence = 1): number {
-  const re = new RegExp(`"name"\\s*:\\s*${escapeRegExp(JSON.stringify(name))}`, 'g');
-  let m: RegExpExecArray | null = null;
-  for (let k = 0; k < occurrence; k++) {
-    m = re.exec(text);
-    if (!m) return 1;
+/**
+ * The 1-based lines of every `"name": "<string>"` in a JSON text, by the name it decodes to, in order of appearance.
+ * One pass over the text: a search per entry (and a line count from the start per match) made loading quadratic.
+ */
+function nameLines(text: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  const re = /"name"\s*:\s*("(?:[^"\\\n]|\\.)*")/g;
+  let line = 1;
+  let nextNewline = text.indexOf('\n'); // each newline is found once: a minified file is one long line
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    while (nextNewline !== -1 && nextNewline < m.index) {
+      line++;
+      nextNewline = text.indexOf('\n', nextNewline + 1);
+    }
+    let name: unknown;
+    try {
+      name = JSON.parse(m[1]!);
+    } catch {
+      continue;
+    }
+    if (typeof name !== 'string') continue;
+    const at = out.get(name);
+    if (at) at.push(line);
+    else out.set(name, [line]);
   }
-  return m ? text.slice(0, m.index).split('\n').length : 1;
+  return out;
 }
 
 // ---------------------------------------------------------------- shared helpers

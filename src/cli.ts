@@ -13,6 +13,7 @@ import { register as registerSuggest } from './commands/suggest.js';
 import { register as registerReport } from './commands/report.js';
 import { register as registerPrompt } from './commands/prompt.js';
 import { register as registerImprove } from './commands/improve.js';
+import { register as registerCache } from './commands/cache.js';
 
 export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
     registerImprove,
     registerReport,
     registerPrompt,
+    registerCache,
   ]) {
     register(program);
   }

@@ -69,8 +69,8 @@ export interface TraceToolCall {
   skipped?: boolean;
   /** The result text (kept for the trace and the JSON output). */
   result: string;
-  /** run_skill_script: how the script ended and its wall-clock time (not shown to the model). */
-  script?: { exitCode: number | null; timedOut: boolean; truncated: boolean; durationMs: number };
+  /** run_skill_script: how the script ended, its wall-clock time and what isolated it (not shown to the model). */
+  script?: { exitCode: number | null; timedOut: boolean; truncated: boolean; durationMs: number; sandbox: string };
 }
 
 export interface TraceCall {
@@ -257,7 +257,7 @@ function traceToolCall(call: FunctionCall, done: ExecutedTool): TraceToolCall {
     resultChars: result.content.length,
     resultTokens: countTokens(result.content),
     result: result.content,
-    ...(script ? { script: { exitCode: script.exitCode, timedOut: script.timedOut, truncated: script.truncated, durationMs: script.durationMs } } : {}),
+    ...(script ? { script: { exitCode: script.exitCode, timedOut: script.timedOut, truncated: script.truncated, durationMs: script.durationMs, sandbox: script.isolation } } : {}),
   };
 }
 
@@ -383,7 +383,7 @@ export function formatTrace(run: AgentRun): string {
 
 function scriptStatus(r: NonNullable<TraceToolCall['script']>): string {
   const end = r.timedOut ? 'killed at the timeout' : r.exitCode === null ? 'killed' : `exit ${r.exitCode}`;
-  return [end, `${fmt(r.durationMs)} ms`, r.truncated ? 'output truncated' : ''].filter(Boolean).join(', ');
+  return [end, `${fmt(r.durationMs)} ms`, r.truncated ? 'output truncated' : '', r.sandbox].filter(Boolean).join(', ');
 }
 
 /** One line comparing the modes on the same request. */

@@ -2,6 +2,7 @@
 // that is not JSON is a UserError naming the file, what it was meant to be, and the fix; never a stack trace.
 import { readFile } from 'node:fs/promises';
 import { UserError } from './errors.js';
+import { decodeUtf8 } from './textfile.js';
 
 export interface JsonFileSpec {
   /** The path as the user should see it (default: as given). */
@@ -15,7 +16,8 @@ export interface JsonFileSpec {
   notJson?: string;
 }
 
-/** Reads and parses a JSON file; a byte-order mark is ignored. */
+/** Reads and parses a JSON file (UTF-8: a UTF-16 file or bytes that are not UTF-8 are refused); a byte-order mark is
+ *  ignored. */
 export async function readJsonFile(file: string, spec: JsonFileSpec): Promise<unknown> {
   return (await readJsonText(file, spec)).data;
 }
@@ -23,14 +25,16 @@ export async function readJsonFile(file: string, spec: JsonFileSpec): Promise<un
 /** The same, keeping the text too (for line numbers in later messages). */
 export async function readJsonText(file: string, spec: JsonFileSpec): Promise<{ text: string; data: unknown }> {
   const shown = spec.shown ?? file;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     throw new UserError(`${shown}: cannot read ${spec.what} (${code})`, spec.readFix ?? spec.fix);
   }
-  text = text.replace(/^\uFEFF/, '');
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) throw new UserError(`${shown}: ${spec.what} ${decoded.problem}`, decoded.fix);
+  const text = decoded.text.replace(/^\uFEFF/, '');
   try {
     return { text, data: JSON.parse(text) };
   } catch (err) {

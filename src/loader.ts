@@ -8,6 +8,7 @@ import { renderSkillContent } from './prompt.js';
 import { isInside, runScript, type SandboxOptions, type ScriptResult } from './sandbox.js';
 import { readCall } from './hosts/decision.js';
 import type { HostFrame } from './hosts/request.js';
+import { unservableFile } from './skill-files.js';
 import { ACTIVATE_SKILL, READ_SKILL_FILE, RUN_SKILL_SCRIPT, profileToolDeclarations, skillToolDeclarations } from './tools.js';
 import type { Catalogue, FunctionCall, Skill, ToolDeclaration, ToolResult } from './types.js';
 
@@ -65,7 +66,7 @@ export class SkillLoader {
   /** Tool profiles unlocked so far, in name order (declared ones only: an undeclared profile is a validation error). */
   unlockedProfiles(): string[] {
     const names = new Set(this.loadedSkills().flatMap((s) => s.toolProfiles));
-    return [...names].filter((p) => p in this.catalogue.toolProfiles).sort(compareStrings);
+    return [...names].filter((p) => Object.hasOwn(this.catalogue.toolProfiles, p)).sort(compareStrings);
   }
 
   /**
@@ -94,7 +95,7 @@ export class SkillLoader {
     const lines = this.visibleSkills
       .filter((s) => this.activated.includes(s.name))
       .map((s) => {
-        const tools = profileToolDeclarations(this.catalogue, s.toolProfiles.filter((p) => p in this.catalogue.toolProfiles)).map((t) => t.name);
+        const tools = profileToolDeclarations(this.catalogue, s.toolProfiles.filter((p) => Object.hasOwn(this.catalogue.toolProfiles, p))).map((t) => t.name);
         return `- ${s.name} (version ${s.hash})${tools.length ? `; tools unlocked: ${tools.join(', ')}` : ''}`;
       });
     const tool = this.options.host?.host.loading.tool.name ?? ACTIVATE_SKILL;
@@ -155,7 +156,7 @@ export class SkillLoader {
       return ok(call, 'body', `Skill "${skill.name}" is already loaded (version ${skill.hash}): its instructions are earlier in this conversation.`);
     }
     this.activated.push(skill.name);
-    const unknown = skill.toolProfiles.filter((p) => !(p in this.catalogue.toolProfiles));
+    const unknown = skill.toolProfiles.filter((p) => !Object.hasOwn(this.catalogue.toolProfiles, p));
     const note = unknown.length ? `\n(tool profile${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not declared in this catalogue: no tools added)` : '';
     return ok(call, 'body', content + note);
   }
@@ -164,18 +165,29 @@ export class SkillLoader {
     if (this.mode === 'load-all') return refusal(call, 'read_skill_file is not available: every file is already in the system prompt');
     const r = this.resolve(call.args.name, call.args.path);
     if (!r.ok) return refusal(call, r.reason);
+    const notLoaded = this.notLoaded(r.skill);
+    if (notLoaded) return refusal(call, notLoaded);
     return ok(call, 'resource', readCapped(r.abs, this.options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES));
   }
 
   private async run(call: FunctionCall): Promise<ExecutedTool> {
     const r = this.resolve(call.args.name, call.args.path);
     if (!r.ok) return refusal(call, r.reason);
+    const notLoaded = this.notLoaded(r.skill);
+    if (notLoaded) return refusal(call, notLoaded);
     if (!r.rel.startsWith('scripts/')) return refusal(call, `"${r.rel}" is not a script: only files under scripts/ can be run`);
     const args = scriptArgs(call.args.args);
     if (typeof args === 'string') return refusal(call, args);
     const result = await runScript(r.skill.dir!, r.rel, args, this.options.sandbox);
     const content = formatScriptResult(result);
     return { result: { callId: call.id, name: call.name, content, isError: result.exitCode !== 0 }, level: 'script', script: result };
+  }
+
+  /** Why a skill's files cannot be used yet (the tools say "a loaded skill"), or null: loaded means activated in this
+   *  conversation, always loaded, or every skill in load-all mode. */
+  private notLoaded(skill: Skill): string | null {
+    if (this.mode === 'load-all' || skill.state === 'always' || this.activated.includes(skill.name)) return null;
+    return `skill "${skill.name}" is not loaded: call activate_skill with name "${skill.name}" first, then use its files`;
   }
 
   /** Profile tools are declared so their token cost is measured; skillbench has no backend to call them with. */
@@ -229,6 +241,8 @@ export class SkillLoader {
       return { ok: false, reason: `"${rel}" cannot be read (missing, or a dangling link)` };
     }
     if (!isInside(real, root) || real === root) return { ok: false, reason: `path refused: "${rel}" is a link that leaves the skill folder` };
+    const refused = unservableFile(real);
+    if (refused) return { ok: false, reason: `"${rel}" is not served: ${refused}` };
     return { ok: true, skill, rel, abs: real };
   }
 

@@ -96,7 +96,7 @@ export function addSandboxOptions(cmd: Command): Command {
     .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
     .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
     .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
-    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when neither bwrap nor unshare works (dangerous)');
+    .option('--unsafe-no-sandbox', 'run skill scripts without isolation when bwrap does not work (dangerous)');
 }
 
 /** The sandbox settings the options ask for. */

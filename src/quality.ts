@@ -292,6 +292,10 @@ function toDecision(o: CaseOutcome): Decision {
       resentTokens: r.resentTokens,
       levels: Object.fromEntries(r.levels.map((l) => [l.source, l.once])),
       tools: r.calls.flatMap((c) => c.toolCalls.map((t) => `${t.name}(${JSON.stringify(t.args)})${t.isError ? ' !' : ''}`)),
+      // Every script run with the sandbox that ran it: reports say what isolated the scripts (report/sandboxes.ts).
+      scripts: r.calls.flatMap((c) =>
+        c.toolCalls.flatMap((t) => (t.script ? [{ name: t.args.name, path: t.args.path, exitCode: t.script.exitCode, sandbox: t.script.sandbox }] : [])),
+      ),
       answer: r.answer,
     },
   };

@@ -1,39 +1,42 @@
 // Runs a skill's script isolated: in a throwaway copy of the skill folder, without network, with a timeout, capped
-// output and resource limits (processes, file size, memory: setrlimit through prlimit, see ResourceLimits). bwrap
-// where it works (read-only system, private /tmp, only the copy writable, both size-limited tmpfs with bwrap >= 0.8),
-// else `unshare` (network only, see SandboxKind), else refuse unless the caller explicitly accepts running unsandboxed.
+// output and resource limits (processes, file size, memory: setrlimit through prlimit, see ResourceLimits). bwrap only
+// (read-only system, private /tmp, every writable mount a size-limited tmpfs with bwrap >= 0.8, only the copy
+// writable); else scripts are refused unless the caller explicitly accepts running them unsandboxed. `unshare` alone
+// is refused: it leaves the host's unix sockets reachable and its /tmp shared (see SandboxKind).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { cp, lchown, lstat, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { chmod, chown, cp, lchown, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, extname, isAbsolute, join, posix, sep } from 'node:path';
 import { UserError } from './errors.js';
+import { refusedName, unservableEntry } from './skill-files.js';
 
 /**
- * bwrap: new namespaces for everything (no network: only a private loopback, its own PIDs), system folders
- * read-only, a private /tmp, only the copy writable, the original skill folder not even visible; as `nobody` when
- * skillbench runs as root and nobody can use bwrap.
- * unshare: a new network namespace (no network), a PID namespace where available, and, best effort, fewer write
- * permissions: run as root, the script runs as the unprivileged `nobody` user (unshare --setuid), so it can write
- * its copy and world-writable folders (/tmp, /var/tmp, /dev/shm) but not system or user files; run as a user, it
- * keeps that user's permissions. In both cases it starts in the copy with HOME and TMPDIR pointing into it.
+ * bwrap: new namespaces for everything (no network: only a private loopback, its own PIDs, no host unix socket: none
+ * of the host's folders where sockets live is mounted), system folders read-only, a private /tmp, only the copy
+ * writable, the original skill folder not even visible; as `nobody` when skillbench runs as root and nobody can use
+ * bwrap.
  * none: no isolation at all (only with --unsafe-no-sandbox).
+ * There is no `unshare` fallback any more: a network namespace alone left every unix socket file of the host
+ * connectable (a world-writable one answered) and /tmp shared by every script (one skill's script rewrote another's
+ * copy, and planted modules for later scripts to import); rebuilding bwrap's private mounts with unshare is not done.
  */
-export type SandboxKind = 'bwrap' | 'unshare' | 'none';
+export type SandboxKind = 'bwrap' | 'none';
 
 export interface SandboxOptions {
   /** Wall-clock limit in milliseconds; the whole process group is killed when it passes. Default 30 000. */
   timeoutMs?: number;
   /** Bytes kept per stream (stdout, stderr); the rest is counted and dropped. Default 256 KiB. */
   maxOutputBytes?: number;
-  /** Run without isolation when neither bwrap nor unshare works (never chosen silently). */
+  /** Run without isolation when bwrap does not work (never chosen silently). */
   unsafeNoSandbox?: boolean;
   /** Force a mechanism instead of detecting one (tests; 'none' still requires unsafeNoSandbox). */
   kind?: SandboxKind;
   /** Processes and threads the script may have at once (RLIMIT_NPROC). Default 256. */
   maxProcs?: number;
-  /** Largest file the script may write, in MiB (RLIMIT_FSIZE); under bwrap >= 0.8 also what it may add to its copy, and
-   *  to /tmp (each a tmpfs of that much room). Default 64. */
+  /** Largest file the script may write, in MiB (RLIMIT_FSIZE); under bwrap >= 0.8 also what it may add to its copy, to
+   *  /tmp and to /dev/shm (each a tmpfs of that much room; /dev itself is read-only). Default 64. */
   maxFileMb?: number;
   /** Memory per process, in MiB (RLIMIT_DATA: heap and private writable mappings). Default 1024. */
   maxMemoryMb?: number;
@@ -50,6 +53,8 @@ export interface ScriptResult {
   truncated: boolean;
   timedOut: boolean;
   sandbox: SandboxKind;
+  /** What isolated the run, for traces and reports: e.g. "bwrap 0.8.0 as nobody", "none (--unsafe-no-sandbox)". */
+  isolation: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -72,97 +77,97 @@ export const SUPPORTED_SCRIPT_EXTENSIONS = Object.keys(INTERPRETERS);
 
 // ---------------------------------------------------------------- detection (probed once per process)
 
-let detected: Promise<SandboxKind | null> | undefined;
+let detected: Promise<Probe> | undefined;
+
+interface Probe {
+  kind: SandboxKind | null;
+  /** Why bwrap does not work here (installed but failing), for the warning and the refusal. */
+  reason?: string;
+}
 
 /** The warning a command prints before a run whose scripts would all be refused; null when scripts can run. */
 export async function noSandboxWarning(unsafeNoSandbox: boolean | undefined): Promise<string | null> {
-  if (unsafeNoSandbox || (await detectSandbox()) !== null) return null;
-  return 'skillbench: warning: neither bwrap nor unshare can isolate scripts here: run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)';
+  if (unsafeNoSandbox) return null;
+  const probe = await probeSandbox();
+  if (probe.kind !== null) return null;
+  return `skillbench: warning: bwrap cannot isolate scripts here (${probe.reason}): run_skill_script calls will be refused (install bubblewrap, or pass --unsafe-no-sandbox)`;
 }
 
-/** Which isolation works on this machine: bwrap, else unshare, else null. Probed once (a command run inside); cached. */
-export function detectSandbox(): Promise<SandboxKind | null> {
-  detected ??= probe();
+/** Which isolation works on this machine: bwrap, else null. Probed once (a command run inside); cached. */
+export async function detectSandbox(): Promise<SandboxKind | null> {
+  return (await probeSandbox()).kind;
+}
+
+function probeSandbox(): Promise<Probe> {
+  detected ??= (async (): Promise<Probe> => {
+    if (!findExecutable('bwrap')) return { kind: null, reason: 'bwrap is not installed' };
+    const runAs = await bwrapRunAs();
+    return runAs.ok ? { kind: 'bwrap' } : { kind: null, reason: runAs.reason };
+  })();
   return detected;
 }
 
-async function probe(): Promise<SandboxKind | null> {
-  if (await bwrapWorks()) return 'bwrap';
-  if (await unshareWorks()) return 'unshare';
-  return null;
-}
-
 export async function bwrapWorks(): Promise<boolean> {
-  return (await bwrapRunAs()) !== null;
+  return (await bwrapRunAs()).ok;
 }
 
-let bwrapVariant: Promise<{ uid?: number } | null> | undefined;
+type RunAs = { ok: true; uid?: number } | { ok: false; reason: string };
+let bwrapVariant: Promise<RunAs> | undefined;
 
 /**
  * Who bwrap runs as, probed once with the interpreter skillbench itself runs on. As root, as `nobody` first: root
  * inside the sandbox could read the root-only files of the read-only /etc (/etc/shadow, ssh host keys). Else as
- * ourselves (as root when nobody cannot use bwrap, e.g. no unprivileged user namespaces). null: bwrap does not work.
+ * ourselves (as root when nobody cannot use bwrap, e.g. no unprivileged user namespaces: every trace then says
+ * "as root"). When bwrap fails, the reason is its own message.
  */
-function bwrapRunAs(): Promise<{ uid?: number } | null> {
-  bwrapVariant ??= (async () => {
+function bwrapRunAs(): Promise<RunAs> {
+  bwrapVariant ??= (async (): Promise<RunAs> => {
     const bwrap = findExecutable('bwrap');
-    if (!bwrap) return null;
+    if (!bwrap) return { ok: false, reason: 'bwrap is not installed' };
     const candidates = process.getuid?.() === 0 ? [{ uid: NOBODY }, {}] : [{}];
+    let reason = '';
     for (const runAs of candidates) {
-      const tmp = await mkdtemp(join(tmpdir(), 'skillbench-probe-'));
+      const work = await mkdtemp(join(tmpdir(), 'skillbench-probe-'));
       try {
-        if (runAs.uid !== undefined) await chownTree(tmp, runAs.uid);
+        // The same command line as a real run (the copy filled in, the limits set), with an empty skill.
+        const copy = await stageDir(work);
+        await mkdir(copy, { mode: 0o755 });
         const node = process.execPath;
-        if ((await quickRun(bwrap, [...bwrapArgs(tmp, [node]), node, '-e', ''], runAs.uid)) === 0) return runAs;
+        const r = await quickRun(bwrap, await bwrapCommandArgs(copy, [node, '-e', ''], limitsOf({})), runAs.uid);
+        if (r.code === 0) return { ok: true, ...runAs };
+        reason = r.stderr.trim().split('\n').pop() || `exit code ${r.code}`;
       } finally {
-        await rm(tmp, { recursive: true, force: true });
+        await rm(work, { recursive: true, force: true });
       }
     }
-    return null;
+    return { ok: false, reason: `bwrap fails: ${reason}` };
   })();
   return bwrapVariant;
 }
 
-export async function unshareWorks(): Promise<boolean> {
-  return (await unshareArgs()) !== null;
-}
-
-/** uid/gid the script runs as under bwrap and unshare when skillbench runs as root. */
+/** uid/gid the script runs as under bwrap when skillbench runs as root. */
 export const NOBODY = 65534;
 
-let unshareVariant: Promise<string[] | null> | undefined;
-
-/**
- * The unshare options that work here, probed once: as root, a network namespace and a switch to `nobody`
- * (util-linux >= 2.38), else the network namespace alone; as a user, -r (map to root) is needed to get one. Each
- * first with a PID namespace (-p -f --kill-child): a script that detaches a background process (setsid, double
- * fork) leaves its process group, and only the namespace's end takes that process with it.
- */
-function unshareArgs(): Promise<string[] | null> {
-  unshareVariant ??= (async () => {
-    const unshare = findExecutable('unshare');
-    const truePath = findExecutable('true');
-    if (!unshare || !truePath) return null;
-    const pidNs = ['-p', '-f', '--kill-child'];
-    const base = process.getuid?.() === 0 ? [['-n', '--setuid', String(NOBODY), '--setgid', String(NOBODY)], ['-n']] : [['-r', '-n']];
-    const candidates = [...base.map((b) => [...b, ...pidNs, '--']), ...base.map((b) => [...b, '--'])];
-    for (const args of candidates) if ((await quickRun(unshare, [...args, truePath])) === 0) return args;
-    return null;
-  })();
-  return unshareVariant;
+/** "bwrap 0.8.0 as nobody", "bwrap 0.6.1 as root (writes not size-limited)": what every trace and report shows. */
+async function bwrapLabel(uid: number | undefined): Promise<string> {
+  const version = await bwrapVersion();
+  const who = uid === NOBODY ? 'nobody' : (process.getuid?.() ?? 0) === 0 ? 'root' : `uid ${process.getuid?.()}`;
+  return `bwrap ${version ?? '(unknown version)'} as ${who}${(await bwrapHasSize()) ? '' : ' (writes not size-limited: bubblewrap < 0.8)'}`;
 }
 
-function quickRun(cmd: string, args: string[], uid?: number): Promise<number | null> {
+function quickRun(cmd: string, args: string[], uid?: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: 'ignore', ...(uid === undefined ? {} : { uid, gid: uid }) });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(uid === undefined ? {} : { uid, gid: uid }) });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.on('error', () => {
+    child.on('error', (e) => {
       clearTimeout(timer);
-      resolve(null);
+      resolve({ code: null, stderr: e.message });
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve(code);
+      resolve({ code, stderr });
     });
   });
 }
@@ -186,12 +191,12 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
   const kind = await chooseKind(options);
   const work = await mkdtemp(join(tmpdir(), 'skillbench-run-'));
   try {
-    const copy = join(work, 'skill');
+    const copy = await stageDir(work);
     await copySkill(skillDir, copy);
     const copyReal = await realpath(copy);
     const real = await realpath(join(copy, rel)).catch(() => null);
     if (!real || !isInside(real, copyReal) || !(await stat(real)).isFile()) throw new UserError(`script "${rel}" not found in the skill folder`);
-    const { cmd, cmdArgs, cwd, env, uid } = await sandboxCommand(kind, work, copy, [interpreter, rel, ...args], limits);
+    const { cmd, cmdArgs, cwd, env, uid, isolation } = await sandboxCommand(kind, copy, [interpreter, rel, ...args], limits);
     const result = await spawnCapped(cmd, cmdArgs, {
       cwd,
       env,
@@ -199,10 +204,22 @@ export async function runScript(skillDir: string, scriptPath: string, args: stri
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     });
-    return { ...result, sandbox: kind };
+    return { ...result, sandbox: kind, isolation };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * A fresh folder for the copy of the skill inside the throwaway folder `work`, under a random name. Run as root (the
+ * script as nobody), `work` is opened for traversal only (0711) and the copy made world-readable, never handed to
+ * nobody: bwrap, started as nobody, must reach it to bind it read-only, but no other process of nobody on the host
+ * may change it, and nobody else can find it (its name cannot be listed).
+ */
+async function stageDir(work: string): Promise<string> {
+  const copy = join(work, randomBytes(12).toString('hex'));
+  if (process.getuid?.() === 0) await chmod(work, 0o711);
+  return copy;
 }
 
 interface Command {
@@ -212,6 +229,7 @@ interface Command {
   env: NodeJS.ProcessEnv;
   /** Run as this uid (and gid): nobody, when skillbench runs as root. */
   uid?: number;
+  isolation: string;
 }
 
 /**
@@ -219,10 +237,10 @@ interface Command {
  * that they bind the script and all its descendants, which cannot raise them: soft and hard are both set).
  * procs: RLIMIT_NPROC counts the tasks (processes and threads) of the script's user: the kernel does not enforce it for
  * root (CAP_SYS_RESOURCE), one more reason scripts run as nobody. Under bwrap as nobody it counts the sandbox's own
- * user namespace, so concurrent scripts do not share it; under unshare as root (nobody, no user namespace) it counts
- * every process of nobody on the host. fileBytes: RLIMIT_FSIZE (a write past it fails with EFBIG, or SIGXFSZ ends
- * a process that does not ignore it). memoryBytes: RLIMIT_DATA, not RLIMIT_AS: node reserves far more address space
- * than it uses (a wasm memory alone reserves gigabytes), and RLIMIT_DATA only counts writable private mappings.
+ * user namespace, so concurrent scripts do not share it. fileBytes: RLIMIT_FSIZE (a write past it fails with EFBIG,
+ * or SIGXFSZ ends a process that does not ignore it). memoryBytes: RLIMIT_DATA, not RLIMIT_AS: node reserves far more
+ * address space than it uses (a wasm memory alone reserves gigabytes), and RLIMIT_DATA only counts writable private
+ * mappings.
  */
 interface ResourceLimits {
   procs: number;
@@ -250,55 +268,52 @@ function prlimitPrefix(l: ResourceLimits): string[] {
   return [prlimit, `--nproc=${l.procs}`, `--fsize=${l.fileBytes}`, `--data=${l.memoryBytes}`, '--'];
 }
 
-/** Where the prepared copy is bound read-only inside bwrap, to be copied into the size-limited /skill tmpfs. */
+/** Where the prepared copy is bound read-only inside bwrap, to be copied into the /skill tmpfs. */
 export const SANDBOX_SOURCE_DIR = '/.skillbench-copy';
 
 /**
- * The command line that runs argv under the sandbox `kind`, the copy at `copy` inside the throwaway folder `work`, with
- * the resource limits `limits` (none for kind 'none': no isolation, no limits; RLIMIT_NPROC there would count all the
- * processes of the user running skillbench).
+ * The command line that runs argv under the sandbox `kind`, the copy prepared at `copy`, with the resource limits
+ * `limits` (none for kind 'none': no isolation, no limits; RLIMIT_NPROC there would count all the processes of the
+ * user running skillbench).
  */
-async function sandboxCommand(kind: SandboxKind, work: string, copy: string, argv: string[], limits: ResourceLimits): Promise<Command> {
-  if (kind === 'bwrap') {
-    const runAs = await bwrapRunAs();
-    if (!runAs) throw new UserError('cannot run skill scripts: bwrap does not work here', 'install bubblewrap, or let skillbench detect another sandbox');
-    const limited = [...prlimitPrefix(limits), ...argv];
-    // Run as nobody: the copy (and the folder holding it) must be theirs to read (and, without tmpfs, to write).
-    if (runAs.uid !== undefined) await chownTree(work, runAs.uid);
-    const sh = findExecutable('sh');
-    const cpPath = findExecutable('cp');
-    if ((await bwrapHasSize()) && sh && cpPath) {
-      // The script's copy and /tmp live on tmpfs mounts of a fixed size: the copy's own bytes plus fileBytes, and
-      // fileBytes. Nothing the script writes reaches the host disk, and it cannot write more than that in total.
-      const tmpfs = { skillBytes: (await treeBytes(copy)) + limits.fileBytes + MIB, tmpBytes: limits.fileBytes };
-      // cp as $0 and the command as "$@": passed on as they are, never parsed by the shell.
-      const fill = [sh, '-c', `"$0" -a ${SANDBOX_SOURCE_DIR}/. ${SANDBOX_SKILL_DIR}/ && exec "$@"`, cpPath];
-      return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!], tmpfs), ...fill, ...limited], cwd: work, env: {}, uid: runAs.uid };
-    }
-    return { cmd: findExecutable('bwrap')!, cmdArgs: [...bwrapArgs(copy, [argv[0]!]), ...limited], cwd: work, env: {}, uid: runAs.uid };
-  }
-  if (kind === 'unshare') {
-    const uargs = await unshareArgs();
-    if (!uargs) throw new UserError('cannot run skill scripts: unshare cannot create a network namespace here', 'install bubblewrap');
-    if (uargs.includes('--setuid')) await chownTree(work, NOBODY);
-    return { cmd: findExecutable('unshare')!, cmdArgs: [...uargs, ...prlimitPrefix(limits), ...argv], cwd: copy, env: sandboxEnv(copy) };
-  }
-  return { cmd: argv[0]!, cmdArgs: argv.slice(1), cwd: copy, env: sandboxEnv(copy) };
+async function sandboxCommand(kind: SandboxKind, copy: string, argv: string[], limits: ResourceLimits): Promise<Command> {
+  if (kind === 'none') return { cmd: argv[0]!, cmdArgs: argv.slice(1), cwd: copy, env: sandboxEnv(copy), isolation: 'none (--unsafe-no-sandbox)' };
+  const runAs = await bwrapRunAs();
+  if (!runAs.ok) throw new UserError(`cannot run skill scripts: ${runAs.reason}`, 'install bubblewrap, or pass --unsafe-no-sandbox to run scripts without isolation');
+  const cmdArgs = await bwrapCommandArgs(copy, argv, limits);
+  return { cmd: findExecutable('bwrap')!, cmdArgs, cwd: dirname(copy), env: {}, uid: runAs.uid, isolation: await bwrapLabel(runAs.uid) };
+}
+
+/** bwrap's arguments: the mounts, then a shell that fills /skill from the copy and execs prlimit, then argv. */
+async function bwrapCommandArgs(copy: string, argv: string[], limits: ResourceLimits): Promise<string[]> {
+  const sh = findExecutable('sh');
+  const cpPath = findExecutable('cp');
+  if (!sh || !cpPath) throw new UserError('cannot run skill scripts: sh or cp is missing', 'install coreutils and dash (or any sh)');
+  // cp as $0 and the command as "$@": passed on as they are, never parsed by the shell.
+  const fill = [sh, '-c', `"$0" -a ${SANDBOX_SOURCE_DIR}/. ${SANDBOX_SKILL_DIR}/ && exec "$@"`, cpPath];
+  return [...(await bwrapArgs(copy, [argv[0]!], limits, await treeBytes(copy))), ...fill, ...prlimitPrefix(limits), ...argv];
 }
 
 let bwrapSize: Promise<boolean> | undefined;
+let bwrapVersionText: Promise<string | null> | undefined;
 
-/** Whether bwrap knows `--size` (a size for the next --tmpfs): bubblewrap 0.8.0 and later. Probed once. */
-function bwrapHasSize(): Promise<boolean> {
-  bwrapSize ??= new Promise((resolve) => {
+/** `bwrap --version`'s number ("0.8.0"), or null. Read once. */
+function bwrapVersion(): Promise<string | null> {
+  bwrapVersionText ??= new Promise((resolve) => {
     const bwrap = findExecutable('bwrap');
-    if (!bwrap) return resolve(false);
+    if (!bwrap) return resolve(null);
     const child = spawn(bwrap, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('error', () => resolve(false));
-    child.on('close', () => resolve(versionAtLeast(out, [0, 8, 0])));
+    child.on('error', () => resolve(null));
+    child.on('close', () => resolve(/\d+\.\d+(\.\d+)?/.exec(out)?.[0] ?? null));
   });
+  return bwrapVersionText;
+}
+
+/** Whether bwrap knows `--size` (a size for the next --tmpfs): bubblewrap 0.8.0 and later. */
+function bwrapHasSize(): Promise<boolean> {
+  bwrapSize ??= bwrapVersion().then((v) => v !== null && versionAtLeast(v, [0, 8, 0]));
   return bwrapSize;
 }
 
@@ -323,15 +338,21 @@ async function treeBytes(dir: string): Promise<number> {
 }
 
 async function chooseKind(options: SandboxOptions): Promise<SandboxKind> {
+  if (options.kind !== undefined && options.kind !== 'bwrap' && options.kind !== 'none') {
+    throw new UserError(
+      `sandbox "${String(options.kind)}" is not used: only bwrap isolates scripts${options.kind === 'unshare' ? ' (unshare alone leaves host unix sockets and /tmp reachable)' : ''}`,
+      'install bubblewrap',
+    );
+  }
   if (options.kind === 'none' && !options.unsafeNoSandbox) {
     throw new UserError('refusing to run a skill script without a sandbox', 'pass --unsafe-no-sandbox to accept it');
   }
   if (options.kind) return options.kind;
-  const kind = await detectSandbox();
-  if (kind) return kind;
+  const probe = await probeSandbox();
+  if (probe.kind) return probe.kind;
   if (options.unsafeNoSandbox) return 'none';
   throw new UserError(
-    'cannot run skill scripts: neither bwrap nor unshare can isolate them on this machine',
+    `cannot run skill scripts: bwrap cannot isolate them on this machine (${probe.reason}; unshare alone is not used: it leaves host unix sockets and /tmp reachable)`,
     'install bubblewrap (apt-get install bubblewrap), or pass --unsafe-no-sandbox to run scripts without isolation',
   );
 }
@@ -347,9 +368,11 @@ function checkScriptPath(scriptPath: string): string {
 }
 
 /**
- * Copies the skill folder, keeping relative symlinks that stay inside it and leaving out every other one: a link
- * to ~/.ssh must not smuggle its target into the copy, and an absolute link (even to a file of the skill) would
- * point back into the original folder.
+ * Copies the skill folder, keeping relative symlinks that stay inside it and leaving out every other one (a link to
+ * ~/.ssh must not smuggle its target into the copy, and an absolute link, even to a file of the skill, would point
+ * back into the original folder), and leaving out what is never served (skill-files.ts): hard links (a second name of
+ * a file from elsewhere, root-only perhaps), files skillbench cannot read, names with line breaks or backslashes.
+ * Run as root, the copy is then made readable (not writable) by everyone: see stageDir.
  */
 async function copySkill(skillDir: string, copy: string): Promise<void> {
   const root = await realpath(skillDir);
@@ -357,8 +380,9 @@ async function copySkill(skillDir: string, copy: string): Promise<void> {
     recursive: true,
     verbatimSymlinks: true,
     filter: async (src) => {
+      if (src !== root && refusedName(src.slice(src.lastIndexOf(sep) + 1))) return false;
       const st = await lstat(src);
-      if (!st.isSymbolicLink()) return true;
+      if (!st.isSymbolicLink()) return st.isDirectory() || unservableEntry(src) === null;
       if (isAbsolute(await readlink(src))) return false;
       try {
         return isInside(await realpath(src), root);
@@ -367,6 +391,22 @@ async function copySkill(skillDir: string, copy: string): Promise<void> {
       }
     },
   });
+  if (process.getuid?.() === 0) await shareReadOnly(copy);
+}
+
+/** Owned by root, readable (and, for folders and executables, traversable) by all, writable by root only. */
+async function shareReadOnly(dir: string): Promise<void> {
+  await chown(dir, 0, 0);
+  await chmod(dir, 0o755);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isSymbolicLink()) await lchown(p, 0, 0);
+    else if (e.isDirectory()) await shareReadOnly(p);
+    else {
+      await chown(p, 0, 0);
+      await chmod(p, (await stat(p)).mode & 0o111 ? 0o755 : 0o644);
+    }
+  }
 }
 
 export function isInside(path: string, root: string): boolean {
@@ -378,51 +418,46 @@ function sandboxEnv(home: string): NodeJS.ProcessEnv {
 }
 
 /**
- * The bwrap command line up to (not including) the command to run. `extra`: executables whose install prefix must be
- * visible. `tmpfs`: /skill and /tmp as tmpfs mounts of these sizes, the copy bound read-only at SANDBOX_SOURCE_DIR
- * (the command must fill /skill from it); without it, the copy is bound read-write at /skill and /tmp has no size.
+ * The bwrap command line up to (not including) the command to run, which must first fill /skill from
+ * SANDBOX_SOURCE_DIR (the copy, bound read-only). `extra`: executables whose install prefix must be visible.
+ * Mounts, in order (bwrap applies them in order, a later one hiding what an earlier one put at or below its place):
+ * the system read-only; /proc; /dev, then /dev/shm as a tmpfs of fileBytes, then /dev made read-only; /tmp a tmpfs of
+ * fileBytes; the copy read-only and /skill a tmpfs of the copy's size plus fileBytes; and only then the interpreters'
+ * install prefixes, read-only, so that one installed under /tmp is not hidden by the /tmp tmpfs. Without --size
+ * (bubblewrap < 0.8) the tmpfs mounts have the kernel's default size (half of the memory) and /dev stays as bwrap
+ * makes it.
  */
-function bwrapArgs(copy: string, extra: string[], tmpfs?: { skillBytes: number; tmpBytes: number }): string[] {
+async function bwrapArgs(copy: string, extra: string[], limits: ResourceLimits, copyBytes: number): Promise<string[]> {
+  const sized = await bwrapHasSize();
+  const size = (bytes: number) => (sized ? ['--size', String(bytes)] : []);
   const args = ['--unshare-all', '--die-with-parent', '--new-session'];
-  const bound = new Set<string>();
+  const bound: string[] = [];
   for (const dir of ['/usr', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64']) {
     if (!existsSync(dir)) continue;
     const st = lstatSync(dir);
     if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
     else {
       args.push('--ro-bind', dir, dir);
-      bound.add(dir);
-    }
-  }
-  // Interpreters installed outside /usr (nvm, pyenv...): make their install prefix visible, read-only.
-  for (const exe of extra) {
-    const prefix = installPrefix(exe);
-    if (prefix && ![...bound].some((b) => isInside(prefix, b))) {
-      args.push('--ro-bind', prefix, prefix);
-      bound.add(prefix);
+      bound.push(dir);
     }
   }
   args.push('--proc', '/proc', '--dev', '/dev');
-  if (tmpfs) {
-    args.push('--size', String(tmpfs.tmpBytes), '--tmpfs', '/tmp');
-    args.push('--ro-bind', copy, SANDBOX_SOURCE_DIR, '--size', String(tmpfs.skillBytes), '--tmpfs', SANDBOX_SKILL_DIR);
-  } else {
-    args.push('--tmpfs', '/tmp', '--bind', copy, SANDBOX_SKILL_DIR);
+  if (sized) args.push(...size(limits.fileBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev');
+  args.push(...size(limits.fileBytes), '--tmpfs', '/tmp');
+  args.push('--ro-bind', copy, SANDBOX_SOURCE_DIR, ...size(copyBytes + limits.fileBytes + MIB), '--tmpfs', SANDBOX_SKILL_DIR);
+  // Interpreters installed outside /usr (nvm, pyenv, a node unpacked under /tmp...): their install prefix, read-only.
+  for (const exe of extra) {
+    const prefix = installPrefix(exe);
+    if (prefix && !bound.some((b) => isInside(prefix, b))) {
+      args.push('--ro-bind', prefix, prefix);
+      bound.push(prefix);
+    }
   }
   args.push('--chdir', SANDBOX_SKILL_DIR);
   args.push('--clearenv');
   for (const [k, v] of Object.entries(sandboxEnv(SANDBOX_SKILL_DIR))) args.push('--setenv', k, v!);
   args.push('--setenv', 'TMPDIR', '/tmp', '--');
   return args;
-}
-
-async function chownTree(dir: string, id: number): Promise<void> {
-  await lchown(dir, id, id);
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await chownTree(p, id);
-    else await lchown(p, id, id);
-  }
 }
 
 /** `/x/y/bin/node` -> `/x/y` (the folder holding bin/ and lib/). */
@@ -472,7 +507,7 @@ interface SpawnOptions {
 }
 
 /** Process groups of scripts still running: killed if skillbench exits first (bwrap's --die-with-parent covers its
- *  own sandboxes; this covers unshare and unsandboxed runs, whose groups are detached from ours). */
+ *  own sandboxes; this covers unsandboxed runs, whose groups are detached from ours). */
 const running = new Set<number>();
 let exitHook = false;
 function track(pid: number): void {
@@ -494,7 +529,7 @@ function track(pid: number): void {
 const PIPE_GRACE_MS = 1_000;
 
 /** Spawns in its own process group, keeps at most maxBytes per stream, kills the group at the timeout. */
-function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit<ScriptResult, 'sandbox'>> {
+function spawnCapped(cmd: string, args: string[], o: SpawnOptions): Promise<Omit<ScriptResult, 'sandbox' | 'isolation'>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const ids = o.uid === undefined ? {} : { uid: o.uid, gid: o.uid };

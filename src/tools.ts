@@ -61,7 +61,7 @@ export function profileToolDeclarations(catalogue: Catalogue, profiles: string[]
   const out: ToolDeclaration[] = [];
   const seen = new Set<string>();
   for (const p of profiles) {
-    const tools = catalogue.toolProfiles[p];
+    const tools = Object.hasOwn(catalogue.toolProfiles, p) ? catalogue.toolProfiles[p] : undefined;
     if (!tools) {
       const known = Object.keys(catalogue.toolProfiles).sort(compareStrings);
       throw new UserError(

@@ -2,9 +2,11 @@
 // Errors break the spec (a host may refuse the skill); warnings are about how well hosts and models will use it.
 import path from 'node:path';
 import { compareStrings, skillFieldLine, sortProblems } from './catalogue.js';
+import { nearDuplicates } from './near-duplicates.js';
 import type { Catalogue, Problem, Skill } from './types.js';
 
 export { formatProblem } from './catalogue.js';
+export { cosine, nearDuplicates, NEAR_DUPLICATE_THRESHOLD, termVector } from './near-duplicates.js';
 
 /** Fields of the Agent Skills specification. */
 export const SPEC_FIELDS = ['name', 'description', 'license', 'allowed-tools', 'metadata', 'compatibility'] as const;
@@ -18,8 +20,6 @@ export const COMPATIBILITY_MAX = 500;
 export const HERMES_INDEX_CUT = 60;
 /** Claude Code truncates description + when_to_use in its skill listing past this many characters. */
 export const CLAUDE_CODE_LISTING_CUT = 1536;
-/** Cosine similarity of two descriptions' word counts at or above which they are reported as near duplicates. */
-export const NEAR_DUPLICATE_THRESHOLD = 0.8;
 
 const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -43,10 +43,9 @@ export function hasWhenToUseCue(text: string): boolean {
 }
 
 export function validateCatalogue(catalogue: Catalogue): Problem[] {
-  const problems: Problem[] = [...catalogue.problems];
-  for (const skill of catalogue.skills) problems.push(...checkSkill(skill, catalogue));
-  problems.push(...nearDuplicates(catalogue.skills));
-  return sortProblems(problems);
+  // concat, not push(...x): spreading thousands of problems as arguments overflows the call stack.
+  const perSkill = catalogue.skills.flatMap((skill) => checkSkill(skill, catalogue));
+  return sortProblems(catalogue.problems.concat(perSkill, nearDuplicates(catalogue.skills)));
 }
 
 // ---------------------------------------------------------------- one skill
@@ -105,13 +104,14 @@ function checkSkill(skill: Skill, catalogue: Catalogue): Problem[] {
     error(at('allowed-tools'), '`allowed-tools` is not a list of tool names', 'write a space-separated string, e.g. `allowed-tools: Bash(git:*) Read`');
   }
   for (const key of Object.keys(fm).sort(compareStrings)) {
-    if ((SPEC_FIELDS as readonly string[]).includes(key) || key in HOST_FIELDS) continue;
+    // Own keys only: `key in HOST_FIELDS` would take __proto__, constructor or toString for known fields.
+    if ((SPEC_FIELDS as readonly string[]).includes(key) || Object.hasOwn(HOST_FIELDS, key)) continue;
     warn(at(key), `unknown frontmatter field \`${key}\` (not in the Agent Skills spec; hosts ignore it)`, 'move it under `metadata:` or remove it');
   }
 
   // tool profiles
   for (const profile of skill.toolProfiles) {
-    if (!(profile in catalogue.toolProfiles)) {
+    if (!Object.hasOwn(catalogue.toolProfiles, profile)) {
       const declared = Object.keys(catalogue.toolProfiles);
       error(
         at('metadata', 'tool-profiles'),
@@ -144,54 +144,6 @@ function chars(s: string): number {
 
 function isStringList(v: unknown): boolean {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
-}
-
-// ---------------------------------------------------------------- near-duplicate descriptions
-
-const STOP_WORDS = new Set(
-  (
-    'the and for with from that this when use used using you your are can not any all into its via per such ' +
-    'les des une pour avec dans par sur est qui que quand pas aux ces son ses tout'
-  ).split(' '),
-);
-
-/** Word counts of a description: lowercase words of 3+ letters or digits, minus common English and French words. */
-export function termVector(text: string): Map<string, number> {
-  const v = new Map<string, number>();
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []) {
-    if (!STOP_WORDS.has(w)) v.set(w, (v.get(w) ?? 0) + 1);
-  }
-  return v;
-}
-
-export function cosine(a: Map<string, number>, b: Map<string, number>): number {
-  let dot = 0;
-  for (const [w, n] of a) dot += n * (b.get(w) ?? 0);
-  if (dot === 0) return 0;
-  const norm = (v: Map<string, number>) => Math.sqrt([...v.values()].reduce((s, n) => s + n * n, 0));
-  return dot / (norm(a) * norm(b));
-}
-
-/** One warning per pair of skills whose descriptions have a cosine similarity >= the threshold. */
-export function nearDuplicates(skills: Skill[], threshold = NEAR_DUPLICATE_THRESHOLD): Problem[] {
-  const sorted = [...skills].sort((a, b) => compareStrings(a.name, b.name));
-  const vectors = sorted.map((s) => termVector(s.description));
-  const out: Problem[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    for (let j = i + 1; j < sorted.length; j++) {
-      const sim = cosine(vectors[i], vectors[j]);
-      if (sim < threshold) continue;
-      const [a, b] = [sorted[i], sorted[j]];
-      out.push({
-        file: b.file,
-        line: skillFieldLine(b, 'description'),
-        severity: 'warning',
-        message: `descriptions of "${a.name}" and "${b.name}" are nearly the same (cosine ${sim.toFixed(2)} >= ${threshold.toFixed(2)}); a model will confuse them`,
-        fix: 'say what sets each apart, or merge them',
-      });
-    }
-  }
-  return out;
 }
 
 /** Counts for the summary line. */

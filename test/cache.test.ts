@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheKey, canonicalJson, embeddingFile, parseEntry, readVector, ResponseCache, writeVector } from '../src/cache.js';
+import { cacheKey, canonicalJson, parseEntry, ResponseCache } from '../src/cache.js';
+import { vectorKey, VectorStore } from '../src/embedding-store.js';
 import { createChatClient, type ClientRequest } from '../src/client.js';
 import { openai, startWireServer, type WireServer } from './support/wire-server.js';
 
@@ -28,7 +29,7 @@ async function tempDir(): Promise<string> {
 /** Transpiles the client and what it imports (no type check: tsc does that) into a folder under the project. */
 async function buildClient(): Promise<string> {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-cache-test-${process.pid}`);
-  const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts', 'secrets.ts'];
+  const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts', 'secrets.ts', 'embedding-store.ts'];
   for (const dir of ['providers', 'providers/batch', 'client', 'batch', 'text']) {
     for (const f of await readdir(path.join(root, 'src', dir))) if (f.endsWith('.ts')) files.push(`${dir}/${f}`);
   }
@@ -257,9 +258,12 @@ describe('cache folder trouble', () => {
     const c = await createChatClient({ provider: 'openai', baseUrl: server.baseUrl('openai'), cacheDir, cache: true }, { env: ENV });
     expect((await c.chat(req('cache under proc'))).response.text).toBe('ok');
     expect(c.stats().cacheWarnings).toEqual([expect.stringMatching(/^cache: cannot write \/proc\/skillbench-no-such\/cache\/.*ENOENT/)]);
-    const file = embeddingFile(cacheDir, 'use', 'm', 'k');
-    await writeVector(file, { vector: [1] }); // a vector that cannot be written is only recomputed next time
-    expect(await readVector(file)).toBeNull();
+    // A vector that cannot be written is a warning, and only recomputed by the next run.
+    const store = VectorStore.for(cacheDir, 'use', 'm');
+    await store.put([{ key: vectorKey('use', 'document', undefined, 'x'), vector: [1] }]);
+    expect(store.warnings).toEqual([expect.stringMatching(/^embeddings cache: cannot write \/proc\/skillbench-no-such\/cache\/.*ENOENT/)]);
+    VectorStore.closeAll();
+    expect(VectorStore.for(cacheDir, 'use', 'm').get(vectorKey('use', 'document', undefined, 'x'))).toBeNull();
   });
 });
 

@@ -11,13 +11,13 @@ import { loadCatalogue } from '../src/catalogue.js';
 import { createChatClient } from '../src/client.js';
 import { runAgent, type AgentRun } from '../src/harness.js';
 import { renderCatalogue, renderSkillContent } from '../src/prompt.js';
-import { bwrapWorks, unshareWorks } from '../src/sandbox.js';
+import { bwrapWorks } from '../src/sandbox.js';
 import { countTokens } from '../src/tokenizer.js';
 import type { Catalogue } from '../src/types.js';
 
 const SKILLS = join(import.meta.dirname, '..', 'skills');
 const EXPENSE = 'expense-report-checker';
-const canSandbox = (await bwrapWorks()) || (await unshareWorks());
+const canSandbox = await bwrapWorks();
 
 /** The server's usage rule: a quarter of the request body's JSON length, rounded up. */
 const tokensOf = (body: unknown) => Math.ceil(JSON.stringify(body).length / 4);
@@ -265,3 +265,24 @@ describe('harness: skill states and tool profiles through the loop', () => {
     expect(run.activated).toEqual(['notes']);
   });
 });
+
+describe.skipIf(!canSandbox)('harness: a script that floods its output (skipped: no sandbox for the script)', () => {
+  it('50 MB printed: the model gets 256 KiB plus the marker, and the run ends without minutes of token counting', { timeout: 60_000 }, async () => {
+    const fixture = await loadCatalogue(join(import.meta.dirname, '..', 'fixtures', 'harness', 'catalogue'));
+    server.setHandlers({
+      anthropic: scripted('anthropic', [
+        { calls: [{ name: 'activate_skill', args: { name: 'hostile' } }] },
+        { calls: [{ name: 'run_skill_script', args: { name: 'hostile', path: 'scripts/flood.mjs', args: ['50'] } }] },
+        { text: 'done' },
+      ]),
+    });
+    const run = await runAgent(await clientFor('anthropic'), fixture, 'Flood.', { mode: 'progressive' });
+    expect(run.stop).toBe('answer');
+    const script = run.calls[1]!.toolCalls[0]!;
+    expect(script.script).toMatchObject({ exitCode: 0, truncated: true });
+    expect(script.result).toContain('more bytes not shown]');
+    expect(script.resultTokens).toBeGreaterThan(1_000); // counted (in pieces), not skipped
+    expect(run.levels.find((l) => l.source === 'scripts')!.once).toBe(script.resultTokens);
+  });
+});
+

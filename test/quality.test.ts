@@ -8,10 +8,10 @@ import { anthropic, gemini, startWireServer, type Recorded, type Reply, type Wir
 import { main } from '../src/cli.js';
 import { checkAnswer, parseQualityCases, parseVerdict } from '../src/quality.js';
 import { readResults } from '../src/results.js';
-import { bwrapWorks, unshareWorks } from '../src/sandbox.js';
+import { bwrapWorks } from '../src/sandbox.js';
 import { UserError } from '../src/errors.js';
 
-const canSandbox = (await bwrapWorks()) || (await unshareWorks());
+const canSandbox = await bwrapWorks();
 const tokensOf = (body: unknown) => Math.ceil(JSON.stringify(body).length / 4);
 
 describe('quality: case file', () => {
@@ -187,6 +187,13 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
       expect(stdout).toMatch(new RegExp(`│ progressive │ [^│]+│\\s+0 │\\s+${p!.inputTokensPerRequest!.toLocaleString('en-US', { maximumFractionDigits: 0 })} │\\s+2\\.5 │\\s+18 │ [^│]+│\\s+0\\.90 \\(1\\) │`));
       expect(stdout).toContain(`progressive / load-all input tokens per request: ${(perMode(false) / perMode(true)).toFixed(2)}`);
       expect(stdout).toMatch(/leave: no match for \/10\[\.,\]33\//);
+      // Every report names the sandbox that ran the scripts, from the results file alone.
+      const scripts = results.runs.flatMap((run) => run.decisions.flatMap((d) => (d.detail?.scripts ?? []) as { sandbox: string; path: string }[]));
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const s of scripts) expect(s.sandbox).toMatch(/^bwrap [\d.]+ as /);
+      expect(stdout).toContain(`Skill scripts: ${scripts.length} script runs, all under ${scripts[0]!.sandbox}`);
+      expect(readFileSync(others[0]!, 'utf8')).toContain(`Skill scripts: ${scripts.length} script runs, all under ${scripts[0]!.sandbox}.`);
+      expect(readFileSync(others[3]!, 'utf8')).toContain(`Skill scripts: ${scripts.length} script runs, all under ${scripts[0]!.sandbox}.`);
 
       // `skillbench report` on the results file prints the same tables: one renderer, from the file alone.
       const report = await cli([json], {}, 'report');

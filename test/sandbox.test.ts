@@ -4,18 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { bwrapWorks, detectSandbox, findExecutable, runScript, unshareWorks, versionAtLeast, type SandboxKind } from '../src/sandbox.js';
+import { pathToFileURL } from 'node:url';
+import { bwrapWorks, detectSandbox, findExecutable, runScript, versionAtLeast, type SandboxKind } from '../src/sandbox.js';
 import { UserError } from '../src/errors.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'harness', 'catalogue', 'hostile');
 const EXPENSE = join(import.meta.dirname, '..', 'skills', 'expense-report-checker');
 // Skipped only when bwrap is not installed: an installed bwrap that cannot run makes these tests fail, as it should.
 const hasBwrap = findExecutable('bwrap') !== null;
-const hasUnshare = await unshareWorks();
 
 /** sha256 over every file's relative path and bytes (symlinks by their target), sorted. */
 function folderHash(dir: string): string {
@@ -39,6 +39,12 @@ let secretDir: string;
 let hashBefore: string;
 let server: net.Server;
 let port: number;
+/** A unix socket anyone may connect to (mode 666), in a folder anyone may enter, in the host's /tmp. */
+let socketDir: string;
+let socketPath: string;
+let unixServer: net.Server;
+/** A module planted in the host's /tmp/node_modules, where a script whose copy sits below /tmp would import it from. */
+let planted: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'skillbench-sandbox-test-'));
@@ -58,10 +64,26 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as net.AddressInfo).port;
+  socketDir = mkdtempSync(join(tmpdir(), 'skillbench-socket-'));
+  chmodSync(socketDir, 0o755);
+  socketPath = join(socketDir, 'service.sock');
+  unixServer = net.createServer((c) => {
+    c.on('error', () => {});
+    c.end('host service banner\n');
+  });
+  await new Promise<void>((r) => unixServer.listen(socketPath, r));
+  chmodSync(socketPath, 0o666);
+  planted = `skillbench-planted-${randomUUID()}`;
+  mkdirSync(join('/tmp', 'node_modules', planted), { recursive: true });
+  writeFileSync(join('/tmp', 'node_modules', planted, 'package.json'), JSON.stringify({ name: planted, main: 'index.js' }));
+  writeFileSync(join('/tmp', 'node_modules', planted, 'index.js'), "module.exports = 'PLANTED';\n");
 });
 
 afterAll(async () => {
   await new Promise((r) => server.close(r));
+  await new Promise((r) => unixServer.close(r));
+  rmSync(socketDir, { recursive: true, force: true });
+  rmSync(join('/tmp', 'node_modules', planted), { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
   rmSync(secretDir, { recursive: true, force: true });
 });
@@ -92,14 +114,15 @@ async function gone(marker: string): Promise<number[]> {
 describe('sandbox: without isolation (the control that shows the tests can fail)', () => {
   it('an unsandboxed script does reach a server on 127.0.0.1', async () => {
     const r = await runScript(skill, 'scripts/net.mjs', ['127.0.0.1', String(port)], { kind: 'none', unsafeNoSandbox: true });
-    expect(r.stdout.trim()).toBe('connected');
+    expect(r.stdout.trim()).toBe('connected hello from outside');
     expect(r.sandbox).toBe('none');
+    expect(r.isolation).toBe('none (--unsafe-no-sandbox)');
   });
 
   it('never passes the host environment (API keys) to a script, whatever the mechanism', async () => {
     process.env.GEMINI_API_KEY = 'host-secret-key-123';
     try {
-      const kinds: SandboxKind[] = ['none', ...(hasBwrap ? (['bwrap'] as const) : []), ...(hasUnshare ? (['unshare'] as const) : [])];
+      const kinds: SandboxKind[] = ['none', ...(hasBwrap ? (['bwrap'] as const) : [])];
       for (const kind of kinds) {
         const r = await runScript(skill, 'scripts/env.mjs', [], { kind, unsafeNoSandbox: true });
         const env = JSON.parse(r.stdout) as Record<string, string>;
@@ -130,6 +153,12 @@ describe('sandbox: without isolation (the control that shows the tests can fail)
     expect(await gone(marker)).toEqual([]);
     expect((await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin'], none)).stdout).toBe('big.bin 200\n');
     expect((await runScript(skill, 'scripts/memory.py', ['400'], none)).stdout).toBe('allocated 400\n');
+  });
+
+  it('an unsandboxed script reaches a world-writable host unix socket and imports a module planted in /tmp', async () => {
+    const none = { kind: 'none' as SandboxKind, unsafeNoSandbox: true };
+    expect((await runScript(skill, 'scripts/net.mjs', [socketPath], none)).stdout).toBe('connected host service banner\n');
+    expect((await runScript(skill, 'scripts/import.mjs', [planted], none)).stdout).toBe('imported PLANTED\n');
   });
 
   it('refuses to run without a sandbox unless unsafeNoSandbox is set', async () => {
@@ -324,71 +353,115 @@ describe.skipIf(!hasBwrap)('sandbox: bwrap (skipped: bwrap is not installed; apt
     expect(r.stdout.length).toBeGreaterThan(0);
   });
 
+  it('cannot reach a host unix socket, even a world-writable one (the control above connects)', async () => {
+    const r = await runScript(skill, 'scripts/net.mjs', [socketPath], bw);
+    expect(r).toMatchObject({ exitCode: 1, stdout: 'error ENOENT\n' });
+  });
+
+  it('each run has its own /tmp: no module planted in the host /tmp, no other run\'s copy', async () => {
+    expect((await runScript(skill, 'scripts/import.mjs', [planted], bw)).stdout).toBe('error ERR_MODULE_NOT_FOUND\n');
+    // Two runs at once, as eval-quality -j 2 does: one holds its copy while the other looks for copies to rewrite.
+    const [held, tamper] = await Promise.all([
+      runScript(skill, 'scripts/hold.mjs', ['1500'], bw),
+      new Promise((r) => setTimeout(r, 300)).then(() => runScript(skill, 'scripts/tamper.mjs', [], bw)),
+    ]);
+    expect(tamper.stdout).toBe('found 0 copies, rewrote 0 files\n');
+    expect(held.stdout).toBe('---\n');
+  });
+
+  it.runIf(process.getuid?.() === 0)('the prepared copy on the host belongs to root, read-only for everyone else (not handed to nobody)', async () => {
+    const before = new Set(readdirSync('/tmp').filter((n) => n.startsWith('skillbench-run-')));
+    const run = runScript(skill, 'scripts/hold.mjs', ['1500'], bw);
+    await new Promise((r) => setTimeout(r, 700));
+    const work = readdirSync('/tmp').filter((n) => n.startsWith('skillbench-run-') && !before.has(n));
+    expect(work.length).toBeGreaterThan(0);
+    for (const name of work) {
+      const dir = join('/tmp', name);
+      expect(statSync(dir).mode & 0o777).toBe(0o711); // others may pass through, not list: the copy's name is random
+      for (const copy of readdirSync(dir)) {
+        const walk = (p: string) => {
+          const st = statSync(p);
+          expect(st.uid).toBe(0);
+          expect(st.mode & 0o022).toBe(0);
+          if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
+        };
+        walk(join(dir, copy));
+      }
+    }
+    expect((await run).stdout).toBe('---\n');
+  });
+
+  it('/dev is read-only and /dev/shm a size-limited tmpfs: many files below the cap cannot fill memory there', async () => {
+    const files = ['a', 'b', 'c'].map((f) => `/dev/shm/${f}.bin`);
+    const r = await runScript(skill, 'scripts/fill.mjs', ['6', ...files, '/dev/x.bin'], { ...bw, maxFileMb: 10 });
+    const [a, b, c, dev] = r.stdout.trim().split('\n');
+    expect(a).toBe(`${files[0]} 6`);
+    expect(b).toMatch(new RegExp(`^${files[1]} [3-5] ENOSPC$`));
+    expect(c).toBe(`${files[2]} 0 ENOSPC`);
+    expect(dev).toBe('/dev/x.bin 0 EROFS');
+    // /dev/null still takes writes.
+    expect((await runScript(skill, 'scripts/fill.mjs', ['2', '/dev/null'], bw)).stdout).toBe('/dev/null 2\n');
+  });
+
+  it('names the sandbox that ran the script', async () => {
+    const r = await runScript(skill, 'scripts/exit3.mjs', [], bw);
+    const who = process.getuid?.() === 0 ? 'nobody' : `uid ${process.getuid?.()}`;
+    expect(r.isolation).toMatch(new RegExp(`^bwrap \\d+\\.\\d+(\\.\\d+)? as ${who}$`));
+  });
+
+  it('leaves hard links, unreadable files and odd names out of the copy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillbench-copy-test-'));
+    try {
+      const s = join(dir, 'linked');
+      cpSync(skill, s, { recursive: true, verbatimSymlinks: true });
+      const rootOnly = join(secretDir, 'root-only.txt');
+      writeFileSync(rootOnly, 'ROOT-ONLY-SECRET', { mode: 0o600 });
+      linkSync(rootOnly, join(s, 'hardlink.txt'));
+      writeFileSync(join(s, 'two\nlines.txt'), 'x');
+      const r = await runScript(s, 'scripts/read.mjs', ['hardlink.txt', 'two\nlines.txt', 'SKILL.md'], bw);
+      expect(r.stdout).toBe('hardlink.txt error ENOENT\ntwo\nlines.txt error ENOENT\nSKILL.md read\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses unshare: it would leave host unix sockets and /tmp reachable', async () => {
+    await expect(runScript(skill, 'scripts/exit3.mjs', [], { kind: 'unshare' as SandboxKind })).rejects.toThrow(/unshare/);
+  });
+
   it('leaves the original folder byte-identical after every run above', () => {
     expect(folderHash(skill)).toBe(hashBefore);
   });
 });
 
-describe.skipIf(!hasUnshare)('sandbox: unshare fallback (skipped: unshare cannot create a network namespace here)', () => {
-  const un = { kind: 'unshare' as SandboxKind };
+const built = existsSync(join(import.meta.dirname, '..', 'dist', 'sandbox.js'));
 
-  it('a script cannot reach a server on the host', async () => {
-    const r = await runScript(skill, 'scripts/net.mjs', ['127.0.0.1', String(port)], un);
-    expect(r.exitCode).toBe(1);
-    expect(r.stdout).toMatch(/^error E[A-Z]+/);
-  });
-
-  it.runIf(process.getuid?.() === 0)('as root, runs the script as nobody: system files and the original folder are not writable', async () => {
-    for (const target of ['/etc/skillbench-escape', join(skill, 'references', 'notes.md'), join(skill, 'new-file.txt')]) {
-      const r = await runScript(skill, 'scripts/write.mjs', [target], un);
-      expect(r.exitCode).toBe(1);
-      expect(r.stdout).toMatch(/^error (EACCES|EPERM|EROFS)/);
-      expect(existsSync('/etc/skillbench-escape')).toBe(false);
+describe.skipIf(!hasBwrap || !built)('sandbox: an interpreter installed under /tmp (needs dist/: npm test builds it first)', () => {
+  it('still runs under bwrap: its install prefix is mounted after the private /tmp, not hidden by it', async () => {
+    const prefix = mkdtempSync(join(tmpdir(), 'skillbench-node-'));
+    try {
+      chmodSync(prefix, 0o755);
+      mkdirSync(join(prefix, 'bin'));
+      const node = join(prefix, 'bin', 'node');
+      try {
+        linkSync(process.execPath, node); // same file system: cheap
+      } catch {
+        copyFileSync(process.execPath, node);
+        chmodSync(node, 0o755);
+      }
+      const sandbox = pathToFileURL(join(import.meta.dirname, '..', 'dist', 'sandbox.js')).href;
+      const code = `const m = await import(${JSON.stringify(sandbox)});
+        const kind = await m.detectSandbox();
+        const r = await m.runScript(${JSON.stringify(skill)}, 'scripts/exit3.mjs', []);
+        console.log(JSON.stringify({ kind, exitCode: r.exitCode, isolation: r.isolation }));`;
+      const out = spawnSync(node, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+      expect(out.stderr).toBe('');
+      const r = JSON.parse(out.stdout) as { kind: string; exitCode: number; isolation: string };
+      expect(r).toMatchObject({ kind: 'bwrap', exitCode: 3 });
+      expect(r.isolation).toMatch(/^bwrap /);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
     }
-    expect(folderHash(skill)).toBe(hashBefore);
-  });
-
-  it.runIf(process.getuid?.() === 0)('as root, the script cannot read /root or root-only files', async () => {
-    const paths = ['/root', ...['/etc/shadow', '/etc/gshadow'].filter((p) => existsSync(p))];
-    const r = await runScript(skill, 'scripts/read.mjs', paths, un);
-    expect(r.stdout).toBe(paths.map((p) => `${p} error EACCES\n`).join(''));
-  });
-
-  it('a background process detached into its own session does not outlive the script', async () => {
-    for (const keep of ['keep', 'close']) {
-      const marker = `skillbench-daemon-${randomUUID()}`;
-      const r = await runScript(skill, 'scripts/daemon.mjs', [marker, keep], { ...un, timeoutMs: 10_000 });
-      expect(r).toMatchObject({ exitCode: 0, stdout: 'detached\n', timedOut: false });
-      expect(await gone(marker)).toEqual([]);
-    }
-  });
-
-  it('runs in a copy: relative writes leave the original folder unchanged', async () => {
-    const r = await runScript(skill, 'scripts/write.mjs', ['references/notes.md', 'changed'], un);
-    expect(r.exitCode).toBe(0);
-    expect(folderHash(skill)).toBe(hashBefore);
-  });
-
-  it('a fork bomb stops at the process limit', async () => {
-    const marker = `skillbench-forkbomb-${randomUUID()}`;
-    const r = await runScript(skill, 'scripts/forkbomb.mjs', ['400', marker], { ...un, maxProcs: 64 });
-    expect(r).toMatchObject({ exitCode: 1, timedOut: false });
-    expect(r.stdout).toMatch(/^stopped after [1-5]?\d: EAGAIN\n$/);
-    expect(await gone(marker)).toEqual([]);
-  });
-
-  it('a 200 MB file fails at the file cap, and memory is capped', async () => {
-    const r = await runScript(skill, 'scripts/fill.mjs', ['200', 'big.bin'], { ...un, maxFileMb: 16 });
-    expect(r).toMatchObject({ exitCode: 1, stdout: 'big.bin 16 EFBIG\n' });
-    const py = await runScript(skill, 'scripts/memory.py', ['400'], { ...un, maxMemoryMb: 128 });
-    expect(py.stdout).toMatch(/^MemoryError after \d+\n$/);
-  });
-
-  it('kills an endless loop at the timeout', async () => {
-    const marker = `skillbench-loop-${randomUUID()}`;
-    const r = await runScript(skill, 'scripts/loop.mjs', [marker], { ...un, timeoutMs: 1000 });
-    expect(r.timedOut).toBe(true);
-    expect(await gone(marker)).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 // The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
 // hash: an unchanged catalogue is not embedded again. --cache-only: a vector missing for a remote provider throws
 // CacheMissError (`use` computes it: no network, no cost).
-import { embeddingFile, embeddingKey, readVector, writeVector } from '../cache.js';
+import { toFloat32, vectorKey, VectorStore } from '../embedding-store.js';
 import { UserError } from '../errors.js';
 import type { ProviderOptions } from '../options.js';
 import { baseUrlFrom, defaultEmbeddingModel, KEY_VARS, keyFrom, keyOptional, loadEmbeddingProvider, LOCAL_PLACEHOLDER_KEY, type EmbeddingId } from '../providers/index.js';
@@ -13,7 +13,14 @@ import { retryPolicy, withRetries } from './retry.js';
 export interface Embedder extends EmbeddingProvider {
   /** Vectors taken from the disk cache / computed / missing (--cache-only or --dry-run, remote providers), since creation. */
   stats(): { cached: number; computed: number; misses: number };
+  /** Problems with the vector cache (a segment that cannot be read or written): vectors are recomputed, never lost. */
+  warnings(): string[];
 }
+
+/** Texts embedded between two writes of the vector cache: the offline model does about 40-60 a second. */
+const USE_WRITE_CHUNK = 16;
+/** The same for remote providers (each chunk is one or a few API calls). */
+const REMOTE_WRITE_CHUNK = 100;
 
 /** The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
  * hash: an unchanged catalogue is not embedded again. --cache-only: a vector missing for a remote provider throws
@@ -39,6 +46,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
   }
   const cacheDir = opts.cacheDir ?? '.skillbench/cache';
   const readCache = opts.cache !== false;
+  const store = VectorStore.for(cacheDir, id, model);
   let inner: Promise<EmbeddingProvider> | null = null;
   const counts = { cached: 0, computed: 0, misses: 0 };
 
@@ -47,8 +55,8 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     model,
     stats: () => ({ ...counts }),
     async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
-      const files = inputs.map((x) => embeddingFile(cacheDir, id, model, embeddingKey(role, x.title, x.text)));
-      const out: (number[] | null)[] = readCache || opts.cacheOnly ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
+      const keys = inputs.map((x) => vectorKey(id, role, x.title, x.text));
+      const out: (number[] | null)[] = readCache || opts.cacheOnly ? keys.map((k) => store.get(k)) : inputs.map(() => null);
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
@@ -61,16 +69,18 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
         if (!inner) tuning.onEmbeddingLoad?.();
         inner ??= loadEmbeddingProvider(id, pc);
         const p = await inner;
-        const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role), { timeoutMs: pc.timeoutMs });
-        counts.computed += missing.length;
-        await Promise.all(
-          missing.map((i, j) => {
-            out[i] = vectors[j]!;
-            return writeVector(files[i]!, { schema: 'skillbench.embedding', version: 1, provider: id, model, role, title: inputs[i]!.title ?? null, vector: vectors[j] });
-          }),
-        );
+        // Written as they come, a chunk at a time: a run stopped halfway keeps every vector it paid for.
+        const chunk = id === 'use' ? USE_WRITE_CHUNK : REMOTE_WRITE_CHUNK;
+        for (let c = 0; c < missing.length; c += chunk) {
+          const part = missing.slice(c, c + chunk);
+          const vectors = (await withRetries(id, policy, () => p.embed(part.map((i) => inputs[i]!), role), { timeoutMs: pc.timeoutMs })).map(toFloat32);
+          counts.computed += part.length;
+          part.forEach((i, j) => (out[i] = vectors[j]!));
+          await store.put(part.map((i, j) => ({ key: keys[i]!, vector: vectors[j]! })));
+        }
       }
       return out as number[][];
     },
+    warnings: () => [...store.warnings],
   };
 }

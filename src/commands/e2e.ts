@@ -41,8 +41,8 @@ export function register(program: Command): void {
   cmd
     .addHelpText(
       'after',
-      '\nScripts run in a throwaway copy of the skill folder under bwrap (no network, read-only system), else unshare\n' +
-        '(no network), else not at all unless --unsafe-no-sandbox.\n' +
+      '\nScripts run in a throwaway copy of the skill folder under bwrap (no network, read-only system, private /tmp),\n' +
+        'else not at all unless --unsafe-no-sandbox. The trace names the sandbox that ran each script.\n' +
         '\nExample:\n  $ skillbench e2e "Check the demo expense report in the expense-report-checker skill: what is reimbursable?"\n' +
         '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic --json trace.json',
     )

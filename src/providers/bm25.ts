@@ -34,14 +34,19 @@ export interface Bm25Index {
   score(query: string): ScoredSkill[];
 }
 
+/** Words longer than this are indexed as they are, not stemmed: the Porter stemmer's regular expressions take the
+ *  square of a word's length (a 100,000-letter skill name took minutes); no word of a real language is this long. */
+export const MAX_STEMMED_WORD = 64;
+
 export function prepTasks(): Task[] {
   // The five functions one by one: wink-nlp-utils' index also loads wink-nlp and its English model (a quarter of a
   // second), which none of these needs.
   const part = (file: string) => require(`wink-nlp-utils/src/${file}.js`) as Task;
   const nlp = {
     string: { lowerCase: part('string-lower-case'), removeExtraSpaces: part('string-remove-extra-spaces'), tokenize0: part('string-tokenize0') },
-    // wink's tokens-stem maps Porter2 over the tokens; the same stemmer, memoised (stemming was a tenth of a run).
-    tokens: { removeWords: part('tokens-remove-words'), stem: ((tokens: string[]) => tokens.map(stem)) as Task },
+    // wink's tokens-stem maps Porter2 over the tokens; the same stemmer, memoised (stemming was a tenth of a run), and
+    // not on very long words (the stemmer is quadratic in a word's length).
+    tokens: { removeWords: part('tokens-remove-words'), stem: ((tokens: string[]) => tokens.map((t) => (t.length > MAX_STEMMED_WORD ? t : stem(t)))) as Task },
   };
   return [nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem];
 }
@@ -68,7 +73,7 @@ export function createBm25(docs: { name: string; text: string }[]): Bm25Index {
       const tokens = prepare(query);
       let self = 0;
       for (const t of tokens) {
-        const i = token2Index[t];
+        const i = Object.hasOwn(token2Index, t) ? token2Index[t] : undefined; // "constructor" is a word, not a key of Object
         self += i === undefined ? unseenIdf : idf[i]!;
       }
       const raw = new Map<string, number>(self > 0 ? engine.search(query, n) : []);

@@ -39,7 +39,7 @@ export function renderCsv(results: ResultsFile): string {
     for (const { d, r } of decisionRows(results, run)) {
       const top = d.scores?.[0];
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
-        selector: run.selector,
+        selector: text(run.selector),
         selector_kind: run.kind,
         ceiling: run.ceiling ? 'true' : 'false',
         request_id: text(r.id),
@@ -49,7 +49,7 @@ export function renderCsv(results: ResultsFile): string {
         run: d.run,
         chosen: text(d.chosen ?? ''),
         raw_choice: text(d.rawChoice ?? ''),
-        loaded: loaded(d) ?? '',
+        loaded: text(loaded(d) ?? ''),
         outcome: outcomeOf(d, r),
         passed: passedOf(d) ?? '',
         top_skill: text(top?.name ?? ''),

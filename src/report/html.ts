@@ -3,6 +3,7 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { requestChanges, requestKey, skillChanges, type SkillChange } from './changes.js';
+import { scriptSandboxLine } from './sandboxes.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
 import { incompleteText } from '../completeness.js';
 import { MOVED, REQUESTS_CSS, REQUESTS_SCRIPT, requestsSection } from './requests-html.js';
@@ -346,13 +347,14 @@ async function qualitySection(results: ResultsFile): Promise<string> {
       `${judged ? `<td class="num">${e(judgeMeanText(m?.judge))}</td>` : ''}</tr>`;
   });
   const ratio = summary?.tokenRatio;
+  const sandboxes = scriptSandboxLine(results);
   return `<section id="quality"><h2>Answer quality</h2>
 <p class="lede">Each case's answer is checked (required facts, patterns, forbidden content${judged ? ', and a judge' : ''}) in each agent mode. Intervals are 95% Wilson.${
     ratio !== null && ratio !== undefined ? ` Progressive disclosure spent <b>${ratio.toFixed(2)}×</b> the input tokens of load-all per request.` : ''}</p>
 <div class="scroll"><table class="summary">
 <thead><tr><th>mode</th><th>pass rate</th><th>no answer</th><th>input tokens / request</th><th>calls / request</th><th>output tokens / request</th><th>cost</th>${judged ? '<th>judge mean (n)</th>' : ''}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>
-${chartRows.length ? `<figure class="chart">${await renderSvg(qualitySpec(chartRows))}</figure>` : ''}
+${sandboxes ? `<p>Skill scripts: ${e(sandboxes)}.</p>\n` : ''}${chartRows.length ? `<figure class="chart">${await renderSvg(qualitySpec(chartRows))}</figure>` : ''}
 </section>`;
 }
 

@@ -10,6 +10,7 @@ import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
 } from './format.js';
+import { scriptSandboxLine } from './sandboxes.js';
 
 const MAX_FLIPS = 40;
 const MAX_FAILURES = 30;
@@ -109,6 +110,8 @@ function qualitySection(results: ResultsFile): string[] {
   if (summary?.tokenRatio !== null && summary?.tokenRatio !== undefined) {
     out.push(`Progressive / load-all input tokens per request: **${summary.tokenRatio.toFixed(2)}** (load-all costs ${(1 / summary.tokenRatio).toFixed(1)}× as much per request).`, '');
   }
+  const sandboxes = scriptSandboxLine(results);
+  if (sandboxes) out.push(`Skill scripts: ${cell(sandboxes)}.`, '');
   const failing = failingCases(results);
   if (failing.length) {
     out.push(`<details><summary>Failing cases (${failing.length})</summary>`, '', '| mode | case | why |', '|---|---|---|');

@@ -5,6 +5,7 @@
 // cases with the checks they failed (and the judge's verdict). Plain text unless `color` is set.
 import type { ResultsFile } from '../types.js';
 import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
+import { scriptSandboxLine } from './sandboxes.js';
 import { terminalTable } from './table.js';
 import { displayWidth, wrap } from '../text.js';
 
@@ -28,6 +29,8 @@ export function renderQualityTerminal(results: ResultsFile, opts: QualityTermina
   if (ratio !== null && ratio !== undefined) {
     out.push(indented(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`, opts.width).slice(2));
   }
+  const sandboxes = scriptSandboxLine(results);
+  if (sandboxes) out.push(`Skill scripts: ${sandboxes}`);
   const failing = failingCases(results);
   if (failing.length) {
     out.push('', `Failing cases (${failing.length}):`);

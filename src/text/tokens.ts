@@ -35,6 +35,8 @@ const stems = new Map<string, string>();
 export function stem(word: string): string {
   // The stemmer alone: wink-nlp-utils' index also loads wink-nlp and its English model.
   stemmer ??= require('wink-nlp-utils/src/string-stem.js') as (w: string) => string;
+  // The stemmer is quadratic in a word's length: a 100,000-letter "word" took minutes. Long words are kept whole.
+  if (word.length > 64) return word;
   let out = stems.get(word);
   if (out === undefined) {
     out = stemmer(word);
