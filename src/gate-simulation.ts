@@ -9,21 +9,12 @@
 import { compareToBaseline, DEFAULT_GATE, type BaselineGateOptions } from './gate.js';
 import { isCorrect, wilson } from './metrics.js';
 import type { Decision, EvalRequest, Rate, ResultsFile, ScoredSkill } from './types.js';
+import { seededRandom } from './random.js';
+export { seededRandom };
 
 /** One request's choices (a skill name, or null for none) with their probabilities (summing to 1). */
 export type ChoiceDistribution = { choice: string | null; p: number }[];
 
-/** mulberry32: a small, fast, seeded generator of uniform numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A noisy score selector: P(skill) proportional to exp(score / T) over the ranking, P(none) to exp(threshold / T). At

@@ -3,6 +3,8 @@
 // and off-topic requests (gold null, by kind) and every other skill's requests (by gold skill). Seeded, so that the
 // same seed gives the same split on every machine (the seed is written to the results).
 import type { EvalRequest } from '../types.js';
+import { seededRandom } from '../random.js';
+export { seededRandom };
 
 export interface Split {
   seed: number;
@@ -19,17 +21,6 @@ export function stratumOf(r: EvalRequest, skill: string): string {
   return `none:${r.kind ?? 'unlabelled'}`;
 }
 
-/** mulberry32: a small, well-known 32-bit generator; enough for shuffling, identical everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** How many of a stratum of n go to test: n × holdout rounded, at least one on each side when n >= 2. */
 export function testCount(n: number, holdout: number): number {

@@ -1,0 +1,13 @@
+// Seeded randomness: the same numbers on every machine, so simulations and train/test splits can be rerun exactly.
+
+/** mulberry32: a small, well-known 32-bit generator of uniform numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
