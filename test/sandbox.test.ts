@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -84,6 +84,11 @@ afterAll(async () => {
   await new Promise((r) => unixServer.close(r));
   rmSync(socketDir, { recursive: true, force: true });
   rmSync(join('/tmp', 'node_modules', planted), { recursive: true, force: true });
+  try {
+    rmdirSync(join('/tmp', 'node_modules')); // only if empty: made by this test, or someone else's
+  } catch {
+    // not empty, or already gone
+  }
   rmSync(work, { recursive: true, force: true });
   rmSync(secretDir, { recursive: true, force: true });
 });
