@@ -17,7 +17,7 @@ export function describeDryRun(r: DryRunReport, notes: string[] = []): string {
   const total = r.calls + r.cached;
   const share = total ? ` (${Math.round((100 * r.cached) / total)}%)` : '';
   const b = r.batch;
-  const list = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)} at ${b ? 'the' : ''} list price`.replace('at  list', 'at list');
+  const list = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)} at ${b ? 'the list price' : 'list price'}`;
   // --batch: both prices, the batch one from the model table's batchDiscount (unknown when the table has none).
   const cost = b
     ? `${list}, ${b.estimatedCostUsd === null ? 'batch price unknown (no batchDiscount in the model table)' : `~$${b.estimatedCostUsd.toFixed(4)} at the batch price (${b.multiplier}x, --batch)`}`

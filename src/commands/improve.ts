@@ -3,23 +3,13 @@
 // the train failures, scores each with the model selector in the whole catalogue, keeps the best on test with its
 // interval and a paired comparison with the original, and prints a diff of SKILL.md (or writes it with --write).
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions } from '../options.js';
 import { UserError } from '../errors.js';
-import type { CatalogueFormat } from '../types.js';
+import type { ImproveOptions } from '../improve/run.js';
 
-interface Options extends ProviderOptions, OutputOptions {
-  skills?: string;
-  requests?: string;
+/** The loop's options, as commander gives them: --skill may be missing (checked in the action). */
+interface Options extends Omit<ImproveOptions, 'skill'>, OutputOptions {
   skill?: string;
-  format: CatalogueFormat;
-  iterations: number;
-  candidates: number;
-  holdout: number;
-  seed: number;
-  rewriterModel?: string;
-  prescreen?: 'keyword' | 'similarity';
-  prescreenKeep: number;
-  write?: boolean;
 }
 
 export function register(program: Command): void {
