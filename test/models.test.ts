@@ -279,6 +279,16 @@ describe('outages stop the run fast and exit honestly', () => {
     }
   }, 40_000);
 
+  it('a port fetch refuses to reach (9, 6000, ...) is not retried: the run stops at once and says why', async () => {
+    for (const api of ['gemini', 'anthropic', 'openai'] as Api[]) {
+      const started = Date.now();
+      const r = await evalTrigger(api, `http://127.0.0.1:9${api === 'openai' ? '/v1' : ''}`, [], { SKILLBENCH_RETRY_BASE_MS: undefined });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(r.code).toBe(4);
+      expect(r.stderr, r.stderr).toMatch(/run stopped: .*fetch refuses to connect to the base URL's port/);
+    }
+  }, 40_000);
+
   it('27 of 30 calls failing (HTTP 500): no gate passes, the exit code is the incomplete one, every format says so', async () => {
     const many = Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, text: `request number ${i} about a PDF`, gold: 'doc-extractor' }));
     await writeFile(file('thirty.json'), JSON.stringify(many));

@@ -8,7 +8,7 @@ import type { ProviderId } from '../types.js';
 /** Failures of this many calls with the same cause stop the run. */
 export const TRIP_AFTER = 3;
 
-const FATAL: FailureClass[] = ['auth', 'not-found', 'bad-request', 'quota', 'refused', 'dns'];
+const FATAL: FailureClass[] = ['auth', 'not-found', 'bad-request', 'quota', 'refused', 'dns', 'blocked-port'];
 
 /** A call not made because the run was stopped (see Breaker). */
 export class RunStoppedError extends ProviderError {
@@ -45,6 +45,8 @@ export function explainFailure(e: CallError, provider: ProviderId, model: string
       return `${row}: nothing answers at the base URL (connection refused); start the server or fix --base-url`;
     case 'dns':
       return `${row}: the base URL's host name does not resolve; fix --base-url`;
+    case 'blocked-port':
+      return `${row}: fetch refuses to connect to the base URL's port (one of the ports browsers block); serve the API on another port`;
     case 'bad-request': {
       const p = PARAMETERS.find((x) => x.pattern.test(e.message));
       return p

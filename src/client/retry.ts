@@ -139,6 +139,7 @@ async function attempt<T>(provider: string, fn: (signal?: AbortSignal) => Promis
 /** Whether `e` is worth another attempt, given what was tried so far. */
 function mayRetry(e: CallError, counts: { transient: number; connection: number }, policy: RetryPolicy): boolean {
   if (e.failure === 'rate-limit') return true;
+  if (e.failure === 'blocked-port') return false;
   if (e.failure === 'refused' || e.failure === 'dns') return counts.connection < policy.maxConnectionRetries;
   if (!e.retryable) return false;
   return counts.transient < policy.maxRetries;

@@ -27,6 +27,7 @@ export type FailureClass =
   | 'quota'
   | 'refused'
   | 'dns'
+  | 'blocked-port'
   | 'stop'
   | 'other';
 
@@ -52,6 +53,8 @@ export function classify(status: number | undefined, kind: CallError['kind'], re
   if (kind === 'stop') return 'stop';
   if (kind === 'connection') {
     if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(message)) return 'dns';
+    // fetch (undici) refuses the ports browsers block (9, 25, 6000, ...): no retry can reach them.
+    if (/bad port/i.test(message)) return 'blocked-port';
     if (/ECONNREFUSED|connection refused/i.test(message)) return 'refused';
     return 'transient';
   }
@@ -152,7 +155,9 @@ export function fromStainlessError(provider: string, err: unknown): CallError {
 /** A connection that failed: refused and unresolvable addresses are retried once at most (see client/retry.ts). */
 export function connectionError(provider: string, chain: string): CallError {
   const code = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|ETIMEDOUT/.exec(chain)?.[0];
-  const what = code === 'ECONNREFUSED' ? 'connection refused (nothing listens at the base URL)' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host not found (DNS)' : 'connection failed';
+  const what = /bad port/i.test(chain)
+    ? 'fetch refuses to connect to this port (one of the ports browsers block)'
+    : code === 'ECONNREFUSED' ? 'connection refused (nothing listens at the base URL)' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host not found (DNS)' : 'connection failed';
   return new CallError(`${provider}: ${what}: ${oneLine(chain, 200)}`, undefined, true, undefined, 'connection');
 }
 
