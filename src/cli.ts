@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UserError, GateFailure, formatUserError } from './errors.js';
+import { optionTerm } from './options.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerTokens } from './commands/tokens.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .description('Author, evaluate and benchmark agent skill catalogues: does the agent load the right skill, and what does the catalogue cost?')
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ optionTerm }) // inherited by every command registered below
     .exitOverride();
   for (const register of [
     registerEvalTrigger,

@@ -292,6 +292,14 @@ export function withDefaults(req: ClientRequest, model: string, thinking: ChatRe
   return { ...req, model, thinking: req.thinking ?? thinking };
 }
 
+/** What the cache options ask for; a contradiction is bad input. */
+export function cacheModes(opts: Pick<ProviderOptions, 'cache' | 'cacheWrite' | 'cacheOnly'>): { read: boolean; write: boolean } {
+  if (opts.cache === false && opts.cacheOnly) {
+    throw new UserError('--no-cache and --cache-only contradict each other (one never reads the cache, the other only reads it)', 'keep one of them');
+  }
+  return { read: opts.cache !== false || Boolean(opts.cacheOnly), write: opts.cache !== false && opts.cacheWrite !== false };
+}
+
 /** The cache key of a chat request (`req` as returned by withDefaults). */
 export function chatCacheKey(provider: ProviderId, model: string, req: ChatRequest, sample = 0): string {
   return cacheKey({ op: 'chat', provider, model, request: req, sample });
@@ -321,8 +329,10 @@ interface ClientCore {
   thinking: ChatRequest['thinking'];
   policy: RetryPolicy;
   cache: ResponseCache;
-  /** Look answers up in the cache: unless --no-cache, and always with --cache-only or --dry-run (they never call). */
+  /** Look answers up in the cache: unless --no-cache (always with --cache-only). */
   readsCache: boolean;
+  /** Keep live answers in the cache: unless --no-cache or --no-cache-write. */
+  writesCache: boolean;
   limit: LimitFunction;
   /** Null when the model's list price is unknown: dollar figures are then 0 and --max-cost cannot be enforced. */
   price: Price | null;
@@ -339,13 +349,15 @@ function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
   const cfg = resolveConfig(opts, env);
   const price = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
   const tally = new ChatTally();
+  const modes = cacheModes(opts);
   return {
     opts,
     cfg,
     thinking: parseThinking(opts.thinking),
     policy: retryPolicy(tuning, env),
     cache: new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) }),
-    readsCache: opts.cache !== false || Boolean(opts.cacheOnly || opts.dryRun),
+    readsCache: modes.read,
+    writesCache: modes.write,
     limit: pLimit(cfg.concurrency),
     price,
     tally,
@@ -445,7 +457,7 @@ function callLive(core: ClientCore, req: ChatRequest, key: string, sample: numbe
       const costUsd = costOfUsage(core.price, response.usage);
       core.tally.paid(response.usage, costUsd, lane);
       // Written before the caller sees it: a run killed after this point never pays for this request again.
-      await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
+      if (core.writesCache) await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
       return { response, cached: false, costUsd, latencyMs: performance.now() - started };
     } catch (err) {
       core.tally.failed(lane);
@@ -473,7 +485,7 @@ async function countTokens(core: ClientCore, req0: ClientRequest): Promise<numbe
   const p = await core.provider();
   if (!p.countTokens) return null;
   const n = await core.limit(() => withRetries(cfg.provider, core.policy, () => p.countTokens!(req), () => void core.tally.retries++));
-  await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
+  if (core.writesCache) await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
   return n;
 }
 
@@ -745,7 +757,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     pc = { ...pc, apiKey: key ?? '', baseUrl };
   }
   const cacheDir = opts.cacheDir ?? '.skillbench/cache';
-  const readCache = opts.cache !== false;
+  const modes = cacheModes(opts);
   let inner: Promise<EmbeddingProvider> | null = null;
   const counts = { cached: 0, computed: 0, misses: 0 };
 
@@ -755,7 +767,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     stats: () => ({ ...counts }),
     async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
       const files = inputs.map((x) => embeddingFile(cacheDir, id, model, embeddingKey(role, x.title, x.text)));
-      const out: (number[] | null)[] = readCache || opts.cacheOnly ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
+      const out: (number[] | null)[] = modes.read ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
@@ -770,8 +782,9 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
         const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role));
         counts.computed += missing.length;
         await Promise.all(
-          missing.map((i, j) => {
+          missing.map(async (i, j) => {
             out[i] = vectors[j]!;
+            if (!modes.write) return;
             return writeVector(files[i]!, { schema: 'skillbench.embedding', version: 1, provider: id, model, role, title: inputs[i]!.title ?? null, vector: vectors[j] });
           }),
         );

@@ -34,18 +34,20 @@ describe('skillbench validate', () => {
   it('prints one error line per broken skill, a summary, and exits 1', async () => {
     const r = await run('validate', 'fixtures/broken');
     expect(r.code).toBe(1);
-    const errors = r.out.split('\n').filter((l) => l.includes(': error: '));
-    const folders = errors.map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]);
+    const errors = r.out.split('\n').filter((l) => / error SB\d{3} /.test(l));
+    const folders = errors.map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error SB\d{3} [a-z-]+: /)?.[1]);
     expect(folders.sort()).toEqual(BROKEN_FOLDERS);
-    for (const l of errors) expect(l).toMatch(/^\S+:\d+: error: .+ \(.+\)$/); // file:line: error: message (fix)
-    expect(r.out.split('\n').at(-1)).toBe('fixtures/broken: 11 skills checked (6 could not be loaded): 9 errors, 4 warnings');
+    for (const l of errors) expect(l).toMatch(/^\S+:\d+: error SB\d{3} [a-z0-9-]+: .+ \(.+\)$/); // file:line: error SB000 rule: message (fix)
+    // Every line names its rule, warnings too.
+    expect(r.out.split('\n').filter((l) => l.includes(': warning')).every((l) => /: warning SB\d{3} [a-z0-9-]+: /.test(l))).toBe(true);
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/broken: 11 skills checked (6 could not be loaded): 9 errors, 1 warning');
     noStackTrace(r.out + r.err);
   });
 
   it('exits 0 on a valid catalogue, 2 on unreadable input with one clear line', async () => {
     const ok = await run('validate', 'fixtures/valid/categorised');
     expect(ok.code).toBe(0);
-    expect(ok.out).not.toContain(': error: ');
+    expect(ok.out).not.toMatch(/: error SB\d{3} /);
     const missing = await run('validate', 'fixtures/no-such-folder');
     expect(missing.code).toBe(2);
     expect(missing.err).toBe(
@@ -56,18 +58,18 @@ describe('skillbench validate', () => {
 
   it('--no-warnings hides warnings; --json gives the problems and counts', async () => {
     const quiet = await run('validate', 'fixtures/broken', '--no-warnings');
-    expect(quiet.out).not.toContain(': warning: ');
+    expect(quiet.out).not.toContain(': warning');
     const json = await run('validate', 'fixtures/broken', '--json');
     const data = JSON.parse(json.out);
-    expect(data).toMatchObject({ source: 'fixtures/broken', skills: 11, unusable: 6, errors: 9, warnings: 4 });
-    expect(data.problems[0]).toMatchObject({ file: 'fixtures/broken/Bad_Name/SKILL.md', line: 2, severity: 'error' });
+    expect(data).toMatchObject({ source: 'fixtures/broken', skills: 11, unusable: 6, errors: 9, warnings: 1, strict: false });
+    expect(data.problems[0]).toMatchObject({ file: 'fixtures/broken/Bad_Name/SKILL.md', line: 2, severity: 'error', rule: 'SB006', ruleName: 'name-invalid' });
     expect(json.code).toBe(1);
   });
 
   it('validates a JSON catalogue', async () => {
     const r = await run('validate', 'fixtures/valid/catalogue.json');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').at(-1)).toBe('fixtures/valid/catalogue.json: 3 skills checked: 0 errors, 4 warnings');
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/valid/catalogue.json: 3 skills checked: 0 errors, 1 warning');
   });
 
   it.skipIf(!existsSync(HERMES))('runs on the 177 Hermes skills', async () => {
@@ -96,7 +98,7 @@ describe('skillbench init', () => {
     expect(cat.skills[0].resources).toEqual([]);
     const v = await run('validate', dir);
     expect(v.code).toBe(0);
-    expect(v.out).not.toContain(': error: ');
+    expect(v.out).not.toMatch(/: error SB\d{3} /);
     expect(v.out).toContain('description still holds TODO placeholders'); // a reminder, not an error
   });
 
@@ -168,10 +170,13 @@ describe('skillbench tokens', () => {
     noStackTrace(r.err);
   });
 
-  it('refuses --provider openai (no count-tokens API)', async () => {
+  it('offers only the providers that count tokens, and only the options that act here', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--provider', 'openai');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--provider openai has no count-tokens API/);
+    expect(r.err).toMatch(/argument 'openai' is invalid\. Allowed choices are gemini, anthropic/);
+    const help = (await run('tokens', '--help')).out;
+    for (const absent of ['--thinking', '--max-cost', '--dry-run', '--embeddings', '--embedding-model']) expect(help).not.toContain(absent);
+    for (const unknown of ['--thinking', '--max-cost']) expect((await run('tokens', unknown, '1')).code).toBe(2);
   });
 
   describe('--provider anthropic (exact counts through the real SDK and a local wire server)', () => {
@@ -291,7 +296,7 @@ describe.skipIf(!existsSync(DIST_CLI))('built launcher: node bin/skillbench.js',
     const p = spawnSync(process.execPath, ['bin/skillbench.js', 'validate', 'fixtures/broken', '--no-warnings'], { cwd: root, encoding: 'utf8' });
     expect(p.status).toBe(1);
     const lines = p.stdout.trim().split('\n');
-    expect(lines.slice(0, -1).map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]).sort()).toEqual(BROKEN_FOLDERS);
+    expect(lines.slice(0, -1).map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error SB\d{3} [a-z-]+: /)?.[1]).sort()).toEqual(BROKEN_FOLDERS);
     expect(p.stderr).toBe('');
     noStackTrace(p.stdout);
   });

@@ -1,7 +1,7 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addProviderOptions, addSandboxOptions, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addCacheOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
@@ -10,10 +10,11 @@ type ModeChoice = 'progressive' | 'load-all' | 'both';
 interface Options extends ProviderOptions, SandboxCliOptions {
   scenario?: string;
   mode?: ModeChoice;
-  skills: string;
+  skills?: string;
   format: CatalogueFormat;
   maxTurns: number;
-  json?: string;
+  output?: string[];
+  json?: boolean | string;
 }
 
 interface Scenario {
@@ -31,19 +32,25 @@ export function register(program: Command): void {
     .argument('[request]', 'the user request (or use --scenario)')
     .option('--scenario <file>', 'JSON scenario {"request": ..., "skill"?: expected skill, "mode"?: progressive|load-all|both}')
     .addOption(new Option('--mode <mode>', 'progressive (three levels), load-all (everything in the system prompt), or both (default)').choices(MODES))
-    .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
     .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
-    .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
-    .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
+    .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10);
+  addSkillsOption(cmd);
+  addOutputOption(cmd, 'JSON only: every call, tool call and result of the runs', 'write the trace');
+  addJsonOption(cmd, 'the trace (every call, tool call and result)');
   addSandboxOptions(cmd);
-  addProviderOptions(cmd);
+  addModelOptions(cmd);
+  addCacheOptions(cmd);
+  // One request, its calls one after another: -j would do nothing here.
+  cmd
+    .option('--max-cost <usd>', 'stop before spending more than this many dollars', parseNonNegative)
+    .option('--thinking <level>', 'thinking effort for models that think: minimal, low, medium, high, or a token budget', 'minimal');
   cmd
     .addHelpText(
       'after',
       '\nScripts run in a throwaway copy of the skill folder under bwrap (no network, read-only system), else unshare\n' +
         '(no network), else not at all unless --unsafe-no-sandbox.\n' +
         '\nExample:\n  $ skillbench e2e "Check the demo expense report in the expense-report-checker skill: what is reimbursable?"\n' +
-        '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic --json trace.json',
+        '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic -o trace.json',
     )
     .action(async (request: string | undefined, opts: Options) => {
       await run(request, opts);
@@ -51,25 +58,37 @@ export function register(program: Command): void {
 }
 
 async function run(requestArg: string | undefined, opts: Options): Promise<void> {
+  // `e2e --json "the request"`: commander gave the request to --json's old optional file name; it is given back.
+  const json = jsonSwitch(opts.json, { missing: requestArg === undefined && !opts.scenario });
+  requestArg ??= json.positional;
+  const outputs = outputFiles(opts.output, json);
+  const bad = outputs.find((f) => !f.toLowerCase().endsWith('.json'));
+  if (bad) throw new UserError(`-o ${bad}: e2e writes its trace as JSON only`, 'name the file FILE.json');
   const scenario = await readScenario(requestArg, opts.scenario);
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable }, harness, { createChatClient, formatDryRun }, { noSandboxWarning }] = await Promise.all([
+  const [{ loadCatalogue, assertUsable, catalogueNote }, harness, { createChatClient, formatDryRun }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
     import('../sandbox.js'),
   ]);
-  const catalogue = await loadCatalogue(opts.skills);
+  const { defaultSkillsPath } = await import('../skill-folders.js');
+  const skillsPath = opts.skills ?? (await defaultSkillsPath());
+  const catalogue = await loadCatalogue(skillsPath);
   assertUsable(catalogue);
+  const note = catalogueNote(catalogue);
+  if (note) console.error(note);
   if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
-    throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
+    throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${skillsPath}`, 'name a skill of the catalogue, or leave "skill" out');
   }
   const client = await createChatClient(opts);
   const warning = await noSandboxWarning(opts.unsafeNoSandbox);
   if (warning) console.error(warning);
 
+  // With --json the trace goes to stdout as JSON: the readable trace is left out so that stdout parses.
+  const print = json.stdout ? () => undefined : (line: string) => console.log(line);
   const runs = [];
   for (const mode of modes) {
     const r = await harness.runAgent(client, catalogue, scenario.request, {
@@ -79,21 +98,25 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
       sandbox: sandboxSettings(opts),
     });
     runs.push(r);
-    console.log(harness.formatTrace(r));
+    print(harness.formatTrace(r));
     if (scenario.skill && mode === 'progressive') {
       const first = r.activated[0] ?? null;
-      console.log(first === scenario.skill ? `expected skill loaded: ${first}` : `expected skill ${scenario.skill}, loaded: ${first ?? 'none'}`);
+      print(first === scenario.skill ? `expected skill loaded: ${first}` : `expected skill ${scenario.skill}, loaded: ${first ?? 'none'}`);
     }
-    console.log('');
+    print('');
   }
   const comparison = harness.formatComparison(runs);
-  if (comparison) console.log(comparison);
+  if (comparison) print(comparison);
   if (opts.dryRun) console.log(formatDryRun(client.dryRunReport()));
   console.error(client.summary());
-  if (opts.json) {
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n');
-    console.error(`skillbench: wrote ${opts.json}`);
+  const trace = JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n';
+  if (json.stdout && !opts.dryRun) process.stdout.write(trace);
+  if (outputs.length) {
+    const { writeOutputFile } = await import('../fsutil.js');
+    for (const file of outputs) {
+      await writeOutputFile(file, trace);
+      console.error(`skillbench: wrote ${file}`);
+    }
   }
   // A single request that could not run is the user's to fix (cache, key, model), never a stack trace.
   const failed = runs.find((r) => r.stop === 'error' && r.errorKind !== 'dry-run');

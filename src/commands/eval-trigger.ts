@@ -1,7 +1,7 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
@@ -27,7 +27,6 @@ export function register(program: Command): void {
   const cmd = program
     .command('eval-trigger')
     .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
-    .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
     .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
     .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
     .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
@@ -42,13 +41,14 @@ export function register(program: Command): void {
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
     .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+  addSkillsOption(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
     .addHelpText(
       'after',
       '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
-        '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
+        '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json -o results.json -o report.html\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
     )
@@ -58,7 +58,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
+  const [{ evalTrigger, parseSelectors, parseThreshold }, { computeMetrics }, { readResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
     await Promise.all([
       import('../selectors/run.js'),
       import('../metrics.js'),
@@ -78,9 +78,10 @@ async function run(opts: Options, version: string): Promise<void> {
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   const thresholdBaseline = fromBaseline && baseline ? { file: opts.baseline!, results: baseline } : undefined;
-  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  const json = jsonSwitch(opts.json);
+  const outputs = outputFiles(opts.output, json);
   // Check the output names before the run, so a typo does not throw away a paid run.
-  for (const file of opts.output ?? []) formatOf(file);
+  for (const file of outputs) formatOf(file);
 
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
@@ -121,13 +122,14 @@ async function run(opts: Options, version: string): Promise<void> {
     results.gate = v;
   }
 
-  process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  // --json: the results file on stdout (for jq and scripts); the tables otherwise.
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  else process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
   if (clientSummary) console.error(clientSummary);
-  if (opts.json) await writeResults(opts.json, results);
-  if (opts.output?.length) {
-    await writeOutputs(results, opts.output, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
+  if (outputs.length) {
+    await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
   }
-  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  for (const file of outputs) console.error(`skillbench: wrote ${file}`);
   if (baselineError) throw baselineError;
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);

@@ -2,13 +2,13 @@
 // with no provider call, and compares it with a baseline results file side by side, with the same gates as
 // eval-trigger.
 import { Command } from 'commander';
-import { parseNonNegative, parseRate } from '../options.js';
-import { GateFailure } from '../errors.js';
+import { addJsonOption, addOutputOption, jsonSwitch, outputFiles, parseNonNegative, parseRate } from '../options.js';
+import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
 interface Options {
   output?: string[];
-  json?: string;
+  json?: boolean | string;
   baseline?: string;
   maxWrongLoad?: number;
   maxNeedlessLoad?: number;
@@ -18,12 +18,13 @@ interface Options {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('report')
     .description('re-render a results file (terminal tables, or .json .html .md .xml .csv files) with no provider call; compare it with a baseline')
-    .argument('<results>', 'a results file written by --json or -o FILE.json')
-    .option('-o, --output <file...>', 'write the report; format by extension: .json .html .md .xml (JUnit) .csv (repeatable). Without -o: tables on the terminal')
-    .option('--json <file>', 'write the results file (with the gate verdict of this comparison) (same as -o FILE.json)')
+    .argument('[results]', 'a results file written by -o FILE.json');
+  addOutputOption(cmd, 'format by extension: .json .html .md .xml (JUnit) .csv; without -o: tables on the terminal', 'write the report');
+  addJsonOption(cmd, 'the results file (with the gate verdict of this comparison)');
+  cmd
     .option('--baseline <file>', 'compare with this earlier results file side by side, and gate: fail (exit 1) on a significant regression (paired, exact McNemar)')
     .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
     .option('--max-needless-load <rate>', 'gate: fail (exit 1) when a selector\'s needless load is above this rate (0..1)', parseRate)
@@ -35,19 +36,23 @@ export function register(program: Command): void {
       '\nExample:\n  $ skillbench report results.json -o report.html -o summary.md -o junit.xml -o decisions.csv\n' +
         '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md',
     )
-    .action(async (file: string, opts: Options) => {
+    .action(async (file: string | undefined, opts: Options) => {
       await run(file, opts);
     });
 }
 
-async function run(file: string, opts: Options): Promise<void> {
+async function run(fileArg: string | undefined, opts: Options): Promise<void> {
+  // `report --json results.json`: commander gave the file to --json's old optional value; it is given back.
+  const json = jsonSwitch(opts.json, { missing: fileArg === undefined });
+  const file = fileArg ?? json.positional;
+  if (file === undefined) throw new UserError('no results file given', 'skillbench report results.json (a file written by -o results.json)');
   const [{ readResults }, { computeMetrics }, gate, { writeOutputs, formatOf }] = await Promise.all([
     import('../results.js'),
     import('../metrics.js'),
     import('../gate.js'),
     import('../report/index.js'),
   ]);
-  const outputs = [...(opts.json ? [opts.json] : []), ...(opts.output ?? [])];
+  const outputs = outputFiles(opts.output, json);
   // Check every output name before reading anything, so a typo is reported first and alone.
   for (const out of outputs) formatOf(out);
   const results = await readResults(file);
@@ -72,10 +77,11 @@ async function run(file: string, opts: Options): Promise<void> {
     results.gate = verdict;
   }
 
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   if (outputs.length) {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
-  } else {
+  } else if (!json.stdout) {
     const { isQuality } = await import('../report/format.js');
     if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');

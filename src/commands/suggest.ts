@@ -3,7 +3,7 @@
 // oracle) on a Hermes-style index.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { addProviderOptions, parsePositiveInt, parseRate } from '../options.js';
+import { addJsonOption, addOutputOption, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parsePositiveInt, parseRate } from '../options.js';
 import type { SuggestCliOptions } from '../suggest/run.js';
 
 export function register(program: Command): void {
@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .description(
       'suggest at most one skill for a request (two cheap model steps before the turn), or measure what the suggestion does to an agent with --eval',
     )
-    .argument('[request]', 'the user request to suggest a skill for (not with --eval)')
-    .option('--skills <path>', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
+    .argument('[request]', 'the user request to suggest a skill for (not with --eval)');
+  addSkillsOption(cmd)
     .addOption(
       new Option('--wide <mode>', 'stage 1 ranking: model (one structured call, chunked for large catalogues) or similarity (embeddings; the model answers only the gate)')
         .choices(['model', 'similarity'])
@@ -30,16 +30,15 @@ export function register(program: Command): void {
     .option('--requests <file>', 'with --eval: request set [{"id", "text", "gold": skill or null}]')
     .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills)');
   addProviderOptions(cmd);
+  addOutputOption(cmd, 'with --eval by extension: .json .html .md .xml (JUnit) .csv; without --eval: .json (the suggestion)', 'write the results');
+  addJsonOption(cmd, 'the suggestion (with --eval: the results file)');
   cmd
-    .option('-o, --output <file...>', 'with --eval: write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
-    .option('--json [file]', 'print JSON on stdout instead of text; with a file name, write it there (--eval: the results file)')
     .option('--no-progress', 'no live view: plain progress lines (the default when output is not a terminal)')
     .addHelpText(
       'after',
       [
         '',
         'The block for the agent\'s system prompt goes after the stable catalogue, for this turn only.',
-        'Put the request before --json (`--json` takes an optional file name).',
         '',
         'Example:',
         '  $ skillbench suggest "open a pull request for my branch" --skills ../shared/data/hermes',
@@ -47,8 +46,14 @@ export function register(program: Command): void {
         '  $ skillbench suggest --eval --skills ../shared/data/hermes --requests requests.json -o results.json -o report.html',
       ].join('\n'),
     )
-    .action(async (request: string | undefined, opts: SuggestCliOptions) => {
+    .action(async (requestArg: string | undefined, opts: SuggestCliOptions & { json?: boolean | string }) => {
       const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
+      // `suggest --json "request"`: commander gave the request to --json's old optional file name; it is given back.
+      const json = jsonSwitch(opts.json, opts.eval ? undefined : { missing: requestArg === undefined });
+      const request = requestArg ?? json.positional;
+      opts.output = outputFiles(opts.output, json);
+      opts.json = json.stdout;
+      if (!opts.skills) opts.skills = await (await import('../skill-folders.js')).defaultSkillsPath();
       if (opts.eval) {
         if (request !== undefined) {
           throw new UserError(`--eval takes its requests from --requests FILE, not from the argument "${request}"`, 'drop the argument');

@@ -1,11 +1,11 @@
 // `skillbench tokens`: the token audit of a catalogue (progressive disclosure against loading everything).
 import { Command, Option } from 'commander';
-import { addProviderOptions, type ProviderOptions } from '../options.js';
+import { addCacheOptions, addModelOptions, addSkillsOption, parsePositiveInt, type ProviderOptions } from '../options.js';
 import { ProviderError, UserError } from '../errors.js';
 import type { CatalogueFormat, ToolDeclaration } from '../types.js';
 
 interface TokensOptions extends ProviderOptions {
-  skills: string;
+  skills?: string;
   format: CatalogueFormat;
   json?: boolean;
   perResource?: boolean;
@@ -14,21 +14,27 @@ interface TokensOptions extends ProviderOptions {
 export function register(program: Command): void {
   const cmd = program
     .command('tokens')
-    .description('token audit of a catalogue: level 1 listing, level 2 bodies, level 3 resources, load-all, saving, tool schemas')
-    .option('--skills <path>', 'catalogue folder or JSON list of skills', 'skills')
+    .description('token audit of a catalogue: level 1 listing (and each skill\'s own line), level 2 bodies, level 3 resources, load-all, saving, tool schemas');
+  addSkillsOption(cmd)
     .addOption(new Option('--format <format>', 'level-1 catalogue format').choices(['xml', 'hermes', 'markdown']).default('xml'))
-    .option('--json', 'print the audit as JSON')
+    .option('--json', 'print the audit as JSON on stdout')
     .option('--per-resource', 'list level 3 per resource (default: one line per skill)');
-  addProviderOptions(cmd)
+  // Counting is free and asks nothing of a model: no --thinking, --max-cost, --dry-run or embeddings here.
+  addModelOptions(cmd, { providers: ['gemini', 'anthropic'], what: 'count exactly with this provider\'s count-tokens API (default: the offline estimate)' });
+  addCacheOptions(cmd, { dryRun: false });
+  cmd
+    .option('-j, --concurrency <n>', 'parallel count-tokens calls (with --provider)', parsePositiveInt)
     .addHelpText(
       'after',
       '\nOffline counts are an estimate with the o200k tokenizer (gpt-tokenizer); --provider gemini|anthropic asks the\n' +
         "provider's count-tokens API for exact figures (needs its API key).\n\nExample:\n  $ skillbench tokens --skills skills --format hermes\n  $ skillbench tokens --json",
     )
     .action(async (opts: TokensOptions) => {
-      const { loadCatalogue, assertUsable, displayPath } = await import('../catalogue.js');
-      const catalogue = await loadCatalogue(opts.skills);
+      const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
+      const catalogue = await loadCatalogue(opts.skills ?? (await (await import('../skill-folders.js')).defaultSkillsPath()));
       assertUsable(catalogue);
+      const note = catalogueNote(catalogue);
+      if (note) console.error(note);
       const { auditCatalogue, auditCatalogueWith, renderAuditTables } = await import('../audit.js');
       const audit = opts.provider ? await auditCatalogueWith(catalogue, opts.format, await providerCounter(opts)) : auditCatalogue(catalogue, opts.format);
       if (opts.json) {
@@ -72,6 +78,5 @@ async function providerCounter(opts: TokensOptions) {
 function noCount(opts: TokensOptions, who: string): UserError {
   const offline = 'or leave --provider out for the offline estimate';
   if (opts.cacheOnly) return new UserError(`${who}: a token count is not in the cache (--cache-only)`, `run once without --cache-only (with the API key set) to fill the cache, ${offline}`);
-  if (opts.dryRun) return new UserError(`${who}: --dry-run makes no count-tokens call`, `leave --dry-run out, ${offline}`);
   return new UserError(`${who} did not return a token count`, 'leave --provider out for the offline estimate');
 }

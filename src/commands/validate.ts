@@ -1,37 +1,76 @@
-// `skillbench validate [path]`: Agent Skills spec checks and lint warnings, one line per problem.
+// `skillbench validate [path]`: Agent Skills spec checks and lint warnings, one line per problem, each naming its rule.
 import { Command } from 'commander';
+import { collect } from '../options.js';
+import { UserError } from '../errors.js';
+import type { RuleSetting } from '../rules.js';
 
 interface ValidateOptions {
   warnings: boolean;
   json?: boolean;
+  strict?: boolean;
+  rule?: string[];
+  githubAnnotations?: boolean;
 }
 
 export function register(program: Command): void {
   program
     .command('validate')
     .description('check a catalogue against the Agent Skills spec and lint its descriptions (exit 1 on errors, 2 on unreadable input)')
-    .argument('[path]', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
+    .argument('[path]', 'catalogue folder (every SKILL.md below it), a project root (its .claude/skills, .agents/skills, ..., skills folders), or a JSON list of skills (default: the project\'s skill folders, else ./skills)')
+    .option('--strict', 'every warning is an error (exit 1), placeholders left by `skillbench init` included')
+    .option('--rule <id=setting>', 'switch a rule: SB013=warning, no-when-to-use=off, ... (off, warning or error; repeatable; also `validate.rules` in the config file)', collect)
     .option('--no-warnings', 'print errors only (the summary still counts warnings)')
-    .option('--json', 'print the problems and the summary as JSON')
+    .option('--json', 'print the problems and the summary as JSON on stdout')
+    .option('--github-annotations', 'also print each problem as a GitHub Actions annotation (::error file=...,line=...::), shown on the pull request\'s diff')
     .addHelpText(
       'after',
-      '\nEach problem is printed as `file:line: error|warning: message (fix)`.\n\nExample:\n  $ skillbench validate skills\n  $ skillbench validate ../shared/data/hermes --no-warnings',
+      '\nEach problem is printed as `file:line: error|warning SB012 rule-name: message (fix)`; docs/catalogue.md lists the rules.\n\n' +
+        'Example:\n  $ skillbench validate skills\n  $ skillbench validate . --strict --github-annotations\n  $ skillbench validate ../shared/data/hermes --no-warnings --rule no-when-to-use=off',
     )
-    .action(async (catPath: string, opts: ValidateOptions) => {
-      const { loadCatalogue, formatProblem, displayPath } = await import('../catalogue.js');
+    .action(async (catPath: string | undefined, opts: ValidateOptions) => {
+      const { loadCatalogue, formatProblem, displayPath, catalogueNote } = await import('../catalogue.js');
       const { validateCatalogue, summarise } = await import('../validate.js');
-      const catalogue = await loadCatalogue(catPath);
-      const problems = validateCatalogue(catalogue);
+      const { defaultSkillsPath } = await import('../skill-folders.js');
+      const { checkRuleSetting } = await import('../rules.js');
+      const rules = parseRuleOptions(opts.rule ?? [], checkRuleSetting);
+      const catalogue = await loadCatalogue(catPath ?? (await defaultSkillsPath()));
+      const note = catalogueNote(catalogue);
+      if (note) console.error(note);
+      const problems = validateCatalogue(catalogue, { rules, strict: opts.strict });
       const s = summarise(catalogue, problems);
       if (opts.json) {
-        const shown = problems.map((p) => ({ ...p, file: displayPath(p.file) }));
-        console.log(JSON.stringify({ source: displayPath(catalogue.source), ...s, problems: shown }, null, 2));
+        const { ruleLabel } = await import('../rules.js');
+        const shown = problems.map((p) => ({ ...p, file: displayPath(p.file), ruleName: ruleLabel(p.rule).split(' ')[1] }));
+        console.log(JSON.stringify({ source: displayPath(catalogue.source), strict: Boolean(opts.strict), ...s, problems: shown }, null, 2));
       } else {
         for (const p of problems) if (opts.warnings || p.severity === 'error') console.log(formatProblem(p));
         const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
         const unusable = s.unusable ? ` (${s.unusable} could not be loaded)` : '';
-        console.log(`${displayPath(catalogue.source)}: ${plural(s.skills, 'skill')} checked${unusable}: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}`);
+        const strict = opts.strict ? ' (--strict: warnings count as errors)' : '';
+        console.log(`${displayPath(catalogue.source)}: ${plural(s.skills, 'skill')} checked${unusable}: ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}${strict}`);
+      }
+      if (opts.githubAnnotations) {
+        const { githubAnnotation } = await import('../annotations.js');
+        const { ruleLabel } = await import('../rules.js');
+        // Annotations go to stdout, where the runner reads workflow commands; paths relative to the working folder.
+        for (const p of problems) {
+          const title = ruleLabel(p.rule) || 'skillbench validate';
+          process.stdout.write(githubAnnotation({ severity: p.severity, file: displayPath(p.file), line: p.line, title, message: p.fix ? `${p.message} (${p.fix})` : p.message }) + '\n');
+        }
       }
       if (s.errors > 0) process.exitCode = 1;
     });
+}
+
+/** `--rule SB013=warning`: checked against the rule list, so a typo is a clear error, not a rule silently kept. */
+function parseRuleOptions(values: string[], check: (key: string, value: RuleSetting) => string | null): Record<string, RuleSetting> {
+  const out: Record<string, RuleSetting> = {};
+  for (const v of values) {
+    const m = /^([^=\s]+)\s*=\s*(off|warning|error)$/.exec(v.trim());
+    if (!m) throw new UserError(`--rule ${v}: expected RULE=off|warning|error`, 'e.g. --rule SB013=warning or --rule no-when-to-use=off');
+    const why = check(m[1]!, m[2] as RuleSetting);
+    if (why) throw new UserError(`--rule ${v}: ${why}`, 'name a rule by its id or name, as `skillbench validate` prints them');
+    out[m[1]!] = m[2] as RuleSetting;
+  }
+  return out;
 }

@@ -274,7 +274,8 @@ interface Inputs {
 
 /** The catalogue, the requests and the --calibrate requests, checked (usable catalogue, known gold skills). */
 async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
-  const skillsPath = resolveInput(opts.skills, 'skills', '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
+  const { defaultSkillsPath } = await import('../skill-folders.js');
+  const skillsPath = resolveInput(opts.skills, await defaultSkillsPath(), '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
   const requestsPath = resolveInput(opts.requests, 'requests.json', '--requests', 'the request set');
   const [{ loadCatalogue, assertUsable }, { loadRequests }] = await Promise.all([import('../catalogue.js'), import('../requests.js')]);
   const catalogue = await loadCatalogue(skillsPath);
@@ -295,6 +296,8 @@ async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
   const inputs = await loadInputs(opts);
+  const note = (await import('../catalogue.js')).catalogueNote(inputs.catalogue);
+  if (note) deps.notice(note);
   const { availableChatProvider } = await import('../client.js');
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
