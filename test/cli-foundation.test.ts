@@ -80,6 +80,31 @@ describe('skillbench validate', () => {
   });
 });
 
+describe('options: each command lists the ones that act for it, spelled the same everywhere', () => {
+  it.each([
+    ['e2e', ['--concurrency', '--embeddings', '--embedding-model']],
+    ['eval-quality', ['--embeddings', '--embedding-model']],
+    ['tokens', ['--thinking', '--max-cost', '--dry-run', '--embeddings']],
+    ['report', ['--provider', '--cache-dir', '--no-progress']],
+    ['validate', ['--provider', '--cache-dir']],
+  ])('%s lists none of %j', async (command, absent) => {
+    const { buildProgram } = await import('../src/cli.js');
+    const cmd = buildProgram().commands.find((c) => c.name() === command)!;
+    const flags = cmd.options.map((o) => o.long);
+    for (const flag of absent) expect(flags, flag).not.toContain(flag);
+  });
+
+  it('has -o take one value, repeatable, and --json as a plain switch in every help', async () => {
+    const { buildProgram } = await import('../src/cli.js');
+    for (const cmd of buildProgram().commands) {
+      const help = cmd.helpInformation();
+      if (cmd.options.some((o) => o.long === '--output')) expect(help, cmd.name()).toMatch(/-o, --output <file>\s/);
+      expect(help, cmd.name()).not.toContain('<file...>');
+      if (cmd.options.some((o) => o.long === '--json')) expect(help, cmd.name()).toMatch(/\n\s+--json\s{2,}/);
+    }
+  });
+});
+
 describe('skillbench init', () => {
   it('creates a spec-valid skeleton that validates with no error', async () => {
     const dir = path.join(tmp, 'init-cat');

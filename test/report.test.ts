@@ -8,6 +8,7 @@ import { compareToBaseline } from '../src/gate.js';
 import { readResults } from '../src/results.js';
 import { renderOutput, writeOutputs, formatOf } from '../src/report/index.js';
 import { UserError } from '../src/errors.js';
+import { runCli } from './support/cli.js';
 import { main } from '../src/cli.js';
 import type { Rate, ResultsFile, SelectorMetrics } from '../src/types.js';
 
@@ -689,6 +690,22 @@ describe('skillbench report', () => {
     expect(rate.code).toBe(1);
     expect(rate.stderr).toContain('explicit: wrong load 85.7% (12/14) is above --max-wrong-load 0.5');
     expect(existsSync(join(dir, 'rate.md'))).toBe(true);
+  });
+
+  it('takes one file per -o (never the results file after it), and prints JSON with --json wherever it is written', async () => {
+    const md = join(dir, 'order.md');
+    const r = await runCli(['report', '-o', md, DEMO]); // -o before the positional argument: it takes one value only
+    expect(r.code).toBe(0);
+    expect(await readFile(md, 'utf8')).toContain('skillbench');
+    for (const args of [[DEMO, '--json'], ['--json', DEMO]]) {
+      const j = await runCli(['report', ...args]);
+      expect(j.code, args.join(' ')).toBe(0);
+      expect(JSON.parse(j.stdout)).toMatchObject({ schema: 'skillbench.results', command: 'eval-trigger' });
+    }
+    const old = await runCli(['report', DEMO, '--json', join(dir, 'old.json')]);
+    expect(old.code).toBe(0);
+    expect(old.stderr).toContain('is the old spelling: write `-o');
+    expect((await readResults(join(dir, 'old.json'))).schema).toBe('skillbench.results');
   });
 
   it('turns a bad results file or output name into a clear error with exit code 2', async () => {
