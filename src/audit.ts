@@ -10,6 +10,11 @@ import type { Catalogue, CatalogueFormat, TokenAudit, ToolDeclaration } from './
 /** The texts an audit measures, rendered exactly as the agent harness sends them. */
 export interface AuditTexts {
   level1: string;
+  /** Each skill's listing alone, and the listing of no skill: their difference is the skill's own entry. */
+  listing: { name: string; text: string }[];
+  emptyListing: string;
+  /** A JSON roster with no bodies and no files: level 2, level 3 and load-all say nothing about it. */
+  roster: boolean;
   level2: { name: string; text: string }[];
   level3: { name: string; path: string; text: string }[];
   loadAll: string;
@@ -22,12 +27,20 @@ export function auditTexts(catalogue: Catalogue, format: CatalogueFormat): Audit
   const baseTools = skillToolDeclarations(catalogue.skills);
   return {
     level1: renderCatalogue(catalogue.skills, format),
+    listing: skills.map((s) => ({ name: s.name, text: renderCatalogue([s], format) })),
+    emptyListing: renderCatalogue([], format),
+    roster: isRoster(catalogue),
     level2: skills.map((s) => ({ name: s.name, text: renderSkillContent(s) })),
     level3: skills.flatMap((s) => s.resources.map((path) => ({ name: s.name, path, text: readResourceText(s, path) }))),
     loadAll: renderLoadAll(catalogue.skills, readResourceText),
     baseTools,
     allTools: [...baseTools, ...allProfileToolDeclarations(catalogue)],
   };
+}
+
+/** A tool roster (MetaTool's tools.json): a JSON list whose entries have no body, so nothing is disclosed later. */
+export function isRoster(catalogue: Catalogue): boolean {
+  return catalogue.kind === 'json' && catalogue.skills.every((s) => s.body.trim() === '' && s.resources.length === 0);
 }
 
 /** Tool schemas as counted offline: the JSON the declarations serialise to. */
@@ -54,7 +67,7 @@ export interface AsyncCounter {
 /** The same audit with a provider's counts (every text counted once, in parallel as the counter allows). */
 export async function auditCatalogueWith(catalogue: Catalogue, format: CatalogueFormat, counter: AsyncCounter): Promise<TokenAudit> {
   const t = auditTexts(catalogue, format);
-  const texts = [t.level1, t.loadAll, ...t.level2.map((x) => x.text), ...t.level3.map((x) => x.text)];
+  const texts = [t.level1, t.loadAll, t.emptyListing, ...t.listing.map((x) => x.text), ...t.level2.map((x) => x.text), ...t.level3.map((x) => x.text)];
   const counts = new Map<string, number>();
   await Promise.all([...new Set(texts)].map(async (x) => counts.set(x, await counter.text(x))));
   const [base, all] = await Promise.all([counter.tools(t.baseTools), counter.tools(t.allTools)]);
@@ -76,11 +89,15 @@ function assemble(
   const loadAll = count.text(t.loadAll);
   const base = count.tools(t.baseTools);
   const allProfiles = count.tools(t.allTools);
+  const empty = count.text(t.emptyListing);
   return {
     tokenizer,
     exact,
     format,
     level1,
+    // What each skill's entry adds to the listing: the line an author edits, in the tokens it costs every request.
+    listing: t.listing.map((x) => ({ name: x.name, tokens: Math.max(0, count.text(x.text) - empty) })),
+    ...(t.roster ? { roster: true } : {}),
     level2: t.level2.map((x) => ({ name: x.name, tokens: count.text(x.text) })),
     level3: t.level3.map((x) => ({ name: x.name, path: x.path, tokens: count.text(x.text) })),
     loadAll,
@@ -102,10 +119,19 @@ const TABLE_STYLE = { head: [], border: [] };
 // No rule between rows: the tables stay short enough to read at a glance.
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
+/** The audit as JSON: for a roster, without the level 2, level 3, load-all, saving and ratio it has no use for. */
+export function auditJson(audit: TokenAudit): Record<string, unknown> {
+  if (!audit.roster) return { ...audit };
+  const { level2: _l2, level3: _l3, loadAll: _all, saving: _saving, ratio: _ratio, ...rest } = audit;
+  return rest;
+}
+
 /** The audit as terminal tables: a summary, then one line per skill (and per resource with perResource). */
 export function renderAuditTables(audit: TokenAudit, opts: { source: string; perResource: boolean }): string {
   const label = audit.exact ? `exact (${audit.tokenizer})` : `estimate (${audit.tokenizer})`;
   const out: string[] = [`Token audit of ${opts.source}, catalogue format ${audit.format}: ${label}`];
+  const listing = new Map((audit.listing ?? []).map((l) => [l.name, l.tokens]));
+  if (audit.roster) return [...out, ...rosterTables(audit, listing)].join('\n');
 
   const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
   const bodies = audit.level2.map((s) => s.tokens);
@@ -122,10 +148,10 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
   );
   out.push(summary.toString());
 
-  const perSkill = new Table({ head: ['skill', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  const perSkill = new Table({ head: ['skill', 'level 1 (own entry)', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
   for (const s of audit.level2) {
     const res = audit.level3.filter((r) => r.name === s.name);
-    perSkill.push([s.name, n(s.tokens), String(res.length), n(sum(res.map((r) => r.tokens)))]);
+    perSkill.push([s.name, n(listing.get(s.name) ?? 0), n(s.tokens), String(res.length), n(sum(res.map((r) => r.tokens)))]);
   }
   out.push(perSkill.toString());
 
@@ -135,6 +161,23 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
     out.push(perRes.toString());
   }
   return out.join('\n');
+}
+
+/** A roster has only a listing and tool schemas: no body is ever loaded, so no level 2, load-all or ratio. */
+function rosterTables(audit: TokenAudit, listing: Map<string, number>): string[] {
+  const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  const entries = [...listing.values()];
+  summary.push(
+    [`level 1: catalogue listing (every request; ${entries.length} entries, each ${entries.length ? `${n(Math.min(...entries))}-${n(Math.max(...entries))}` : '0'})`, n(audit.level1)],
+    ['tool schemas: skill tools', n(audit.tools.base)],
+  );
+  const perEntry = new Table({ head: ['entry', 'level 1 (own entry)'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  for (const [name, tokens] of [...listing.entries()].sort((a, b) => b[1] - a[1])) perEntry.push([name, n(tokens)]);
+  return [
+    summary.toString(),
+    'A JSON list with no bodies or files (a tool roster): nothing is disclosed after level 1, so level 2, load-all and their ratio do not apply.',
+    perEntry.toString(),
+  ];
 }
 
 function sum(xs: number[]): number {

@@ -348,6 +348,10 @@ export interface TokenAudit {
   exact: boolean;
   format: CatalogueFormat;
   level1: number;
+  /** Each skill's own entry in the level-1 listing (its listing alone, less the empty listing). */
+  listing?: { name: string; tokens: number }[];
+  /** A JSON list with no bodies or files (a tool roster): level 2, level 3, load-all, saving and ratio mean nothing. */
+  roster?: boolean;
   level2: { name: string; tokens: number }[];
   level3: { name: string; path: string; tokens: number }[];
   loadAll: number;

@@ -179,6 +179,31 @@ describe('skillbench tokens', () => {
     expect(a.saving).toBe(a.loadAll - a.level1);
     expect(a.ratio).toBeCloseTo(a.loadAll / a.level1, 2);
     expect(a.tools.allProfiles).toBeGreaterThan(a.tools.base);
+    // Each skill's own entry: its listing alone less the empty listing, the figure an author edits.
+    const empty = o200k(renderCatalogue([], 'hermes'));
+    expect(a.listing).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderCatalogue([s], 'hermes')) - empty })));
+    expect(a.listing.every((l: { tokens: number }) => l.tokens > 0)).toBe(true);
+  });
+
+  it('gives a JSON roster its listing and tool schemas only: no level 2, load-all or ratio', async () => {
+    const roster = path.join(tmp, 'roster.json');
+    writeFileSync(roster, JSON.stringify([
+      { name: 'weather', description: 'Gives the forecast for a city.' },
+      { name: 'converter', description: 'Converts between metric and imperial units.' },
+      { name: 'clock', description: 'Says what time it is in a time zone.' },
+    ]));
+    // A JSON list that carries a body is not a roster: its level 2 means something.
+    expect(JSON.parse((await run('tokens', '--skills', 'fixtures/valid/catalogue.json', '--json')).out)).toHaveProperty('ratio');
+    const r = await run('tokens', '--skills', roster, '--json');
+    expect(r.code).toBe(0);
+    const a = JSON.parse(r.out);
+    expect(a.roster).toBe(true);
+    for (const absent of ['level2', 'level3', 'loadAll', 'saving', 'ratio']) expect(a, absent).not.toHaveProperty(absent);
+    expect(a.listing.map((l: { name: string }) => l.name)).toHaveLength(3);
+    const table = await run('tokens', '--skills', roster);
+    expect(table.out).toContain('nothing is disclosed after level 1');
+    expect(table.out).not.toMatch(/│ (level 2|level 3|load-all|saving|ratio)/); // no such rows
+    expect(table.out).toMatch(/│ entry\s+│ level 1 \(own entry\) │/);
   });
 
   it('prints the tables labelled as an estimate', async () => {

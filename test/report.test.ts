@@ -389,6 +389,16 @@ describe('HTML report content', () => {
     expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
   });
 
+  it('shows a tool roster\'s audit as its listing alone: no load-all figure, ratio or chart', async () => {
+    const roster = clone(demo);
+    roster.tokenAudit = { ...roster.tokenAudit!, roster: true };
+    const html = await renderOutput(roster, '.html');
+    const section = /<section id="tokens">[\s\S]*?<\/section>/.exec(html)![0];
+    expect(section).toContain('level 1 (catalogue in every request)');
+    expect(section).not.toMatch(/load-all|<svg /);
+    expect(/<section id="tokens">[\s\S]*?<\/section>/.exec(await renderOutput(demo, '.html'))![0]).toContain('load-all ÷ level 1');
+  });
+
   it('draws a ceiling arm differently, not by colour alone: dashed outline, hollow fill, and the word "ceiling"', async () => {
     const html = await renderOutput(threeArms(), '.html');
     const svg = /<figure class="chart">(<svg[\s\S]*?<\/svg>)<\/figure>/.exec(html)![1]!;

@@ -26,8 +26,9 @@ export function register(program: Command): void {
     .option('-j, --concurrency <n>', 'parallel count-tokens calls (with --provider)', parsePositiveInt)
     .addHelpText(
       'after',
-      '\nOffline counts are an estimate with the o200k tokenizer (gpt-tokenizer); --provider gemini|anthropic asks the\n' +
-        "provider's count-tokens API for exact figures (needs its API key).\n\nExample:\n  $ skillbench tokens --skills skills --format hermes\n  $ skillbench tokens --json",
+      '\nOffline counts are an estimate with the o200k tokenizer; --provider gemini|anthropic asks the provider\'s\n' +
+        "count-tokens API for exact figures (needs its API key). A skill's own entry is its listing alone less the empty\n" +
+        'listing: what shortening its description saves on every request.\n\nExample:\n  $ skillbench tokens --skills skills --format hermes\n  $ skillbench tokens --json',
     )
     .action(async (opts: TokensOptions) => {
       const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
@@ -35,10 +36,10 @@ export function register(program: Command): void {
       assertUsable(catalogue);
       const note = catalogueNote(catalogue);
       if (note) console.error(note);
-      const { auditCatalogue, auditCatalogueWith, renderAuditTables } = await import('../audit.js');
+      const { auditCatalogue, auditCatalogueWith, auditJson, renderAuditTables } = await import('../audit.js');
       const audit = opts.provider ? await auditCatalogueWith(catalogue, opts.format, await providerCounter(opts)) : auditCatalogue(catalogue, opts.format);
       if (opts.json) {
-        console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...audit }, null, 2));
+        console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...auditJson(audit) }, null, 2));
         return;
       }
       console.log(renderAuditTables(audit, { source: displayPath(catalogue.source), perResource: Boolean(opts.perResource) }));
