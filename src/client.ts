@@ -704,7 +704,7 @@ let countText: ((s: string) => number) | null = null;
 /** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
 export async function estimateInputTokens(req: ChatRequest): Promise<number> {
   // The audit's counter: a skill file or a request may hold special-token look-alikes ("<|endoftext|>"), which
-  // gpt-tokenizer's default countTokens refuses with an exception.
+  // a tokenizer's default encoding refuses with an exception.
   countText ??= (await import('./tokenizer.js')).countTokens;
   const parts: string[] = req.system.map((b) => b.text);
   for (const m of req.messages) {

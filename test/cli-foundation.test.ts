@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { o200k } from './support/o200k.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { renderCatalogue, renderLoadAll, renderSkillContent } from '../src/prompt.js';
 import { startWireServer, anthropic, gemini, type WireServer } from './support/wire-server.js';
@@ -163,8 +163,7 @@ describe('skillbench init', () => {
 });
 
 describe('skillbench tokens', () => {
-  const o200k = (s: string) => encode(s, { disallowedSpecial: new Set() }).length;
-  const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
+    const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
 
   it('--json prints level 1, level 2 per skill, load-all, saving and ratio matching an independent count', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--format', 'hermes', '--json');
@@ -172,7 +171,7 @@ describe('skillbench tokens', () => {
     const a = JSON.parse(r.out);
     const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
     const visible = cat.skills.filter((s) => s.state !== 'never');
-    expect(a).toMatchObject({ source: 'fixtures/valid/categorised', tokenizer: 'o200k via gpt-tokenizer', exact: false, format: 'hermes' });
+    expect(a).toMatchObject({ source: 'fixtures/valid/categorised', tokenizer: 'o200k via tiktoken', exact: false, format: 'hermes' });
     expect(a.level1).toBe(o200k(renderCatalogue(cat.skills, 'hermes')));
     expect(a.level2).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderSkillContent(s)) })));
     expect(a.loadAll).toBe(o200k(renderLoadAll(cat.skills, readRaw)));
@@ -209,7 +208,7 @@ describe('skillbench tokens', () => {
   it('prints the tables labelled as an estimate', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format xml: estimate \(o200k via gpt-tokenizer\)/);
+    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format xml: estimate \(o200k via tiktoken\)/);
     expect(r.out).toContain('tool schema reduction');
   });
 
