@@ -137,6 +137,11 @@ export function outputFiles(output: string[] | undefined, json: JsonSwitch): str
   return files;
 }
 
+/** `--github-annotations`: failures as GitHub Actions workflow commands on stdout (see src/annotations.ts). */
+export function addAnnotationsOption(cmd: Command, what: string): Command {
+  return cmd.option('--github-annotations', `also print ${what} as GitHub Actions annotations (::error ...::), shown on the pull request`);
+}
+
 /** commander's collector of a repeatable option. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

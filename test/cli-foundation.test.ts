@@ -66,6 +66,19 @@ describe('skillbench validate', () => {
     expect(json.code).toBe(1);
   });
 
+  it('--github-annotations: each problem as an annotation at its file and line, titled with its rule', async () => {
+    const r = await run('validate', 'fixtures/broken', '--github-annotations');
+    const lines = r.out.split('\n').filter((l) => l.startsWith('::'));
+    expect(lines).toHaveLength(10); // 9 errors, 1 warning
+    expect(lines).toContain(
+      '::error file=fixtures/broken/name-mismatch/SKILL.md,line=2,title=SB007 name-folder-mismatch::name "another-name" differs from its folder "name-mismatch" (rename the folder to "another-name" or set `name: name-mismatch`)',
+    );
+    expect(lines.filter((l) => l.startsWith('::warning '))).toHaveLength(1);
+    const { githubAnnotation } = await import('../src/annotations.js');
+    // Values are escaped as the runner reads them: a colon or comma in a property, a newline or % in the message.
+    expect(githubAnnotation({ severity: 'error', file: 'a,b:c.md', line: 3, title: 'x', message: '50% done\nnext' })).toBe('::error file=a%2Cb%3Ac.md,line=3,title=x::50%25 done%0Anext');
+  });
+
   it('validates a JSON catalogue', async () => {
     const r = await run('validate', 'fixtures/valid/catalogue.json');
     expect(r.code).toBe(0);

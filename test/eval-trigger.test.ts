@@ -146,6 +146,23 @@ describe('baseline gate', () => {
     expect(broken.every((id) => id.startsWith('pdf-'))).toBe(true);
     for (const id of broken) expect(worse.out).toContain(`broken keyword ${id}: doc-extractor ->`);
   });
+  it('--github-annotations: the failed gate as an error, each request that got worse as a warning at its line', async () => {
+    await writeFile(file('pretty.json'), JSON.stringify(requests, null, 2));
+    const shown = path.relative(process.cwd(), file('pretty.json'));
+    expect((await cli('--skills', file('catalogue.json'), '--requests', file('pretty.json'), ...keyword, '-o', file('pretty-base.json'))).code).toBe(0);
+    const passed = await cli('--skills', file('catalogue.json'), '--requests', file('pretty.json'), ...keyword, '--baseline', file('pretty-base.json'), '--github-annotations');
+    expect(passed.code).toBe(0);
+    expect(passed.out).not.toContain('::'); // nothing to annotate when the gate passes
+    const worse = await cli('--skills', file('worse.json'), '--requests', file('pretty.json'), ...keyword, '--baseline', file('pretty-base.json'), '--github-annotations');
+    expect(worse.code).toBe(1);
+    const lines = worse.out.split('\n').filter((l) => l.startsWith('::'));
+    expect(lines[0]).toMatch(/^::error title=skillbench gate failed::keyword: worse than .*pretty-base\.json on \d+ of 17 paired requests/);
+    const pdf2 = lines.find((l) => l.includes('got worse on pdf-2'))!;
+    const line = (await import('node:fs')).readFileSync(file('pretty.json'), 'utf8').split('\n').findIndex((l) => l.includes('"id": "pdf-2"')) + 1;
+    expect(pdf2).toBe(`::warning file=${shown},line=${line},title=skillbench%3A keyword got worse on pdf-2::"Merge these three PDF files into one" now loads ${pdf2.split(' now loads ')[1]}`);
+    expect(pdf2).toMatch(/\(the baseline loaded doc-extractor\)$/);
+  });
+
   it('says which requests it could not pair when the request sets differ', async () => {
     await cli(...base(), ...keyword, '-o', file('baseline-all.json'));
     await writeFile(file('fewer.json'), JSON.stringify(requests.slice(0, 15)));

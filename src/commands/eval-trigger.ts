@@ -1,7 +1,7 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addAnnotationsOption, addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
@@ -21,6 +21,7 @@ interface Options extends ProviderOptions, OutputOptions {
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  githubAnnotations?: boolean;
 }
 
 export function register(program: Command): void {
@@ -44,6 +45,7 @@ export function register(program: Command): void {
   addSkillsOption(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
+  addAnnotationsOption(cmd, 'a failed gate and each request that got worse against the baseline');
   cmd
     .addHelpText(
       'after',
@@ -134,5 +136,9 @@ async function run(opts: Options, version: string): Promise<void> {
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
   if (missing) throw missing;
+  if (opts.githubAnnotations) {
+    const { printGateAnnotations } = await import('../annotations.js');
+    await printGateAnnotations(results, typeof results.settings.requests === 'string' ? results.settings.requests : undefined, json.stdout ? process.stderr : process.stdout);
+  }
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -2,7 +2,7 @@
 // with no provider call, and compares it with a baseline results file side by side, with the same gates as
 // eval-trigger.
 import { Command } from 'commander';
-import { addJsonOption, addOutputOption, jsonSwitch, outputFiles, parseNonNegative, parseRate } from '../options.js';
+import { addAnnotationsOption, addJsonOption, addOutputOption, jsonSwitch, outputFiles, parseNonNegative, parseRate } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
@@ -15,6 +15,7 @@ interface Options {
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  githubAnnotations?: boolean;
 }
 
 export function register(program: Command): void {
@@ -24,6 +25,7 @@ export function register(program: Command): void {
     .argument('[results]', 'a results file written by -o FILE.json');
   addOutputOption(cmd, 'format by extension: .json .html .md .xml (JUnit) .csv; without -o: tables on the terminal', 'write the report');
   addJsonOption(cmd, 'the results file (with the gate verdict of this comparison)');
+  addAnnotationsOption(cmd, 'a failed gate and each request that got worse against the baseline');
   cmd
     .option('--baseline <file>', 'compare with this earlier results file side by side, and gate: fail (exit 1) on a significant regression (paired, exact McNemar)')
     .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
@@ -91,6 +93,11 @@ async function run(fileArg: string | undefined, opts: Options): Promise<void> {
       process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
+  }
+  if (opts.githubAnnotations) {
+    const { printGateAnnotations } = await import('../annotations.js');
+    const requests = typeof results.settings.requests === 'string' ? results.settings.requests : undefined;
+    await printGateAnnotations(results, requests, json.stdout ? process.stderr : process.stdout);
   }
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }
