@@ -137,6 +137,25 @@ export function outputFiles(output: string[] | undefined, json: JsonSwitch): str
   return files;
 }
 
+/**
+ * The old spelling `-o a.html b.md` (one -o taking several files) still works, with a note: since -o takes one
+ * value, the files after the first arrive as the command's excess arguments (the command allows them for this).
+ * Anything else left over is bad input, named.
+ */
+export function legacyOutputs(cmd: Command, output: string[] | undefined): string[] | undefined {
+  const extra = cmd.args.slice(cmd.registeredArguments.length);
+  if (extra.length === 0) return output;
+  const isOutput = (f: string) => /\.(json|html?|md|markdown|xml|csv)$/i.test(f);
+  if (!output?.length || !extra.every(isOutput)) {
+    throw new UserError(
+      `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((a) => `"${a}"`).join(' ')} for ${cmd.name()}`,
+      `see \`skillbench ${cmd.name()} --help\`: options take their value after them (--skills PATH, -o FILE)`,
+    );
+  }
+  console.error(`skillbench: note: \`-o ${output[output.length - 1]} ${extra.join(' ')}\` is the old spelling: write -o before each file (${[output[output.length - 1], ...extra].map((f) => `-o ${f}`).join(' ')})`);
+  return [...output, ...extra];
+}
+
 /** `--github-annotations`: failures as GitHub Actions workflow commands on stdout (see src/annotations.ts). */
 export function addAnnotationsOption(cmd: Command, what: string): Command {
   return cmd.option('--github-annotations', `also print ${what} as GitHub Actions annotations (::error ...::), shown on the pull request`);

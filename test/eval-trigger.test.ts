@@ -2,7 +2,7 @@
 // catalogue, the no-key notice, the model/hybrid/explicit paths against the local wire-format server, the results
 // file, the rate gates and the baseline gate (identical run passes; a worsened description fails naming the flips).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readResults } from '../src/results.js';
@@ -404,6 +404,14 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(old.out).toMatch(/│ keyword/); // the tables, as before
     expect(old.err).toContain(`\`--json ${file('old-spelling.json')}\` is the old spelling: write \`-o ${file('old-spelling.json')}\``);
     expect((await readResults(file('old-spelling.json'))).runs[0]!.selector).toBe('keyword');
+    // The old `-o a b` (one -o, several files): still written, with a note; a stray argument is named.
+    const greedy = await cli(...base(), '--selectors', 'keyword', '-o', file('greedy.json'), file('greedy.md'));
+    expect(greedy.code).toBe(0);
+    expect(greedy.err).toContain(`is the old spelling: write -o before each file (-o ${file('greedy.json')} -o ${file('greedy.md')})`);
+    expect((await readFile(file('greedy.md'), 'utf8')).length).toBeGreaterThan(0);
+    const stray = await cli(...base(), '--selectors', 'keyword', 'skills');
+    expect(stray.code).toBe(2);
+    expect(stray.err).toContain('unexpected argument "skills" for eval-trigger');
     const twice = await cli(...base(), '--selectors', 'keyword', '-o', file('twice.json'), '-o', file('twice.json'));
     expect(twice.code).toBe(2);
     expect(twice.err).toMatch(/twice\.json is given twice as an output/);

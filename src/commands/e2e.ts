@@ -1,7 +1,7 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addCacheOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addCacheOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
@@ -52,7 +52,9 @@ export function register(program: Command): void {
         '\nExample:\n  $ skillbench e2e "Check the demo expense report in the expense-report-checker skill: what is reimbursable?"\n' +
         '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic -o trace.json',
     )
-    .action(async (request: string | undefined, opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.json b.json`: see legacyOutputs
+    .action(async (request: string | undefined, opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(request, opts);
     });
 }

@@ -1,7 +1,7 @@
 // `skillbench eval-quality`: a quality set run through the agent loop in progressive and load-all mode: pass rate of
 // the answers' checks (with a Wilson interval), input tokens and calls per request, and the token ratio of the modes.
 import { Command, Option } from 'commander';
-import { addCacheOptions, addModelOptions, addOutputOptions, addSandboxOptions, addSkillsOption, addSpendingOptions, jsonSwitch, outputFiles, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addCacheOptions, addModelOptions, addOutputOptions, addSandboxOptions, addSkillsOption, addSpendingOptions, jsonSwitch, legacyOutputs, outputFiles, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { GateFailure } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
@@ -43,7 +43,9 @@ export function register(program: Command): void {
         '\nExample:\n  $ skillbench eval-quality --cases fixtures/quality.json -o quality.json\n' +
         '  $ skillbench eval-quality --mode progressive --provider anthropic --judge --min-pass-rate 0.8',
     )
-    .action(async (opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(opts, program.version() ?? '0.0.0');
     });
 }

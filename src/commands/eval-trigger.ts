@@ -1,7 +1,7 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addAnnotationsOption, addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addAnnotationsOption, addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
@@ -54,7 +54,9 @@ export function register(program: Command): void {
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
     )
-    .action(async (opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(opts, program.version() ?? '0.0.0');
     });
 }

@@ -2,7 +2,7 @@
 // with no provider call, and compares it with a baseline results file side by side, with the same gates as
 // eval-trigger.
 import { Command } from 'commander';
-import { addAnnotationsOption, addJsonOption, addOutputOption, jsonSwitch, outputFiles, parseNonNegative, parseRate } from '../options.js';
+import { addAnnotationsOption, addJsonOption, addOutputOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parseRate } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
@@ -38,7 +38,9 @@ export function register(program: Command): void {
       '\nExample:\n  $ skillbench report results.json -o report.html -o summary.md -o junit.xml -o decisions.csv\n' +
         '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md',
     )
-    .action(async (file: string | undefined, opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (file: string | undefined, opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(file, opts);
     });
 }

@@ -3,7 +3,7 @@
 // oracle) on a Hermes-style index.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { addJsonOption, addOutputOption, addProviderOptions, addSkillsOption, jsonSwitch, outputFiles, parsePositiveInt, parseRate } from '../options.js';
+import { addJsonOption, addOutputOption, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parsePositiveInt, parseRate } from '../options.js';
 import type { SuggestCliOptions } from '../suggest/run.js';
 
 export function register(program: Command): void {
@@ -46,7 +46,9 @@ export function register(program: Command): void {
         '  $ skillbench suggest --eval --skills ../shared/data/hermes --requests requests.json -o results.json -o report.html',
       ].join('\n'),
     )
-    .action(async (requestArg: string | undefined, opts: SuggestCliOptions & { json?: boolean | string }) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (requestArg: string | undefined, opts: SuggestCliOptions & { json?: boolean | string }, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
       // `suggest --json "request"`: commander gave the request to --json's old optional file name; it is given back.
       const json = jsonSwitch(opts.json, opts.eval ? undefined : { missing: requestArg === undefined });
