@@ -174,10 +174,18 @@ function checkSkill(skill: Skill, catalogue: Catalogue): Problem[] {
   return out;
 }
 
-/** 0-based line of the body where a `TODO:` placeholder (as `skillbench init` writes them) is left, or null. */
+/**
+ * 0-based line of the body where a placeholder of `skillbench init` is left: a line (or list item) that starts with
+ * `TODO:`, outside code blocks. A `TODO:` quoted in an instruction ("never write `TODO: add source`") is not one.
+ */
 function placeholderLine(body: string): number | null {
-  const i = body.split('\n').findIndex((l) => /(^|[^\p{L}\p{N}])TODO:/u.test(l));
-  return i < 0 ? null : i;
+  let fenced = false;
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*(```|~~~)/.test(lines[i]!)) fenced = !fenced;
+    else if (!fenced && /^\s*(?:[-*+]\s+|\d+[.)]\s+)?TODO:/.test(lines[i]!)) return i;
+  }
+  return null;
 }
 
 function todoExcerpt(body: string, line: number): string {

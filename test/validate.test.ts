@@ -208,6 +208,9 @@ describe('lint warnings', () => {
       ['SB014', 'warning', 9, 'the instructions still hold TODO placeholders (line "1. TODO: the first thing to do.")'],
     ]);
     expect(validateCatalogue(await loadCatalogue(path.dirname(dir)), { strict: true }).map((p) => [p.rule, p.severity])).toEqual([['SB014', 'error']]);
+    // A TODO the instructions talk about is not a placeholder (Hermes' dcf-model: never write "TODO: add source").
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: todo-body\ndescription: Checks invoices. Use when an invoice arrives.\n---\n\nNever write `TODO: add source`.\nResearch Paper TODO: list\n```\nTODO: in a code block\n```\n');
+    expect(validateCatalogue(await loadCatalogue(path.dirname(dir)))).toEqual([]);
   });
 
   it('leaves an untouched `skillbench init` skeleton with errors under --strict only', async () => {
