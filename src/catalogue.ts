@@ -9,7 +9,7 @@ import { UserError } from './errors.js';
 import { readJsonFile, readJsonText } from './jsonfile.js';
 import { canonicalJson } from './cache.js';
 import { ruleId, ruleLabel, type RuleSlug } from './rules.js';
-import { describeFolders, findSkillFiles, LOWERCASE_SKILL_FILE, SKILL_FILE, SKIPPED_DIRS, standardFoldersOf, type FoundSkillFile } from './skill-folders.js';
+import { describeFolders, findSkillFiles, hiddenSkillFolders, LOWERCASE_SKILL_FILE, SKILL_FILE, SKIPPED_DIRS, standardFoldersOf, type FoundSkillFile } from './skill-folders.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
 export { SKILL_FILE } from './skill-folders.js';
@@ -99,6 +99,13 @@ async function loadFolder(root: string, shown: string): Promise<Catalogue> {
       throw new UserError(
         `${shown}: no ${SKILL_FILE} found in its skill folders (${project.map((p) => toPosix(path.relative(root, p))).join(', ')})`,
         'put each skill in its own folder with a SKILL.md in one of them, or pass the folder that holds your skills with --skills',
+      );
+    }
+    const hidden = await hiddenSkillFolders(root);
+    if (hidden.length) {
+      throw new UserError(
+        `${shown}: no ${SKILL_FILE} found in this folder or below it; folders starting with a dot are not searched, and ${hidden.join(', ')} ${hidden.length === 1 ? 'holds' : 'hold'} skills`,
+        `pass that folder with --skills (e.g. --skills ${toPosix(path.join(shown, hidden[0]!))})`,
       );
     }
     throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it`, CATALOGUE_FIX);

@@ -163,6 +163,38 @@ class Walk {
   }
 }
 
+/** Folders directly under `root` whose name starts with a dot (never searched) and that hold a skill file within a
+ *  few levels: named when a search finds nothing, so a skipped `.cursor/skills` is not a silent "no skill". */
+export async function hiddenSkillFolders(root: string, maxDepth = 4): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fs.readdir(root, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const e of entries) {
+    if (!e.name.startsWith('.') || SKIPPED_DIRS.has(e.name) || !(e.isDirectory() || e.isSymbolicLink())) continue;
+    if (await holdsSkill(path.join(root, e.name), maxDepth)) found.push(e.name);
+  }
+  return found.sort(compare);
+}
+
+async function holdsSkill(dir: string, depth: number): Promise<boolean> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  if (entries.some((e) => e.name === SKILL_FILE || e.name === LOWERCASE_SKILL_FILE)) return true;
+  if (depth <= 1) return false;
+  for (const e of entries) {
+    if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && (await holdsSkill(path.join(dir, e.name), depth - 1))) return true;
+  }
+  return false;
+}
+
 /** One line for the terminal: which standard folders of a project root were read. */
 export function describeFolders(folders: SkillFolderUse[], shown: (p: string) => string): string {
   const parts = folders.map((f) => {

@@ -229,6 +229,12 @@ describe('a project root', () => {
     expect((await loadCatalogue(plain)).skills.map((s) => s.name)).toEqual(['only-skill', 'other']);
   });
 
+  it('names a skipped dot-folder that holds skills when nothing else does', async () => {
+    const hidden = path.join(tmp, 'hidden-skills');
+    writeSkill(path.join(hidden, '.cursor', 'skills', 'cursor-skill'), 'name: cursor-skill\ndescription: Use when testing.');
+    await expect(loadCatalogue(hidden)).rejects.toThrow(/no SKILL\.md found in this folder or below it; folders starting with a dot are not searched, and \.cursor holds skills/);
+  });
+
   it('says which folders it looked in when none holds a skill', async () => {
     const empty = path.join(tmp, 'empty-project');
     mkdirSync(path.join(empty, '.claude', 'skills'), { recursive: true });

@@ -350,7 +350,7 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
     createdAt: new Date().toISOString(),
     skillbenchVersion: version,
     settings: {
-      skills: relative(inputs.skillsPath),
+      skills: relative(inputs.catalogue.source), // the folder read (a project's skills/, when that is all it holds)
       requests: path.relative(process.cwd(), inputs.requestsPath),
       skill: opts.skill,
       format: opts.format,
