@@ -15,16 +15,21 @@ import ts from 'typescript';
 import { machineLine, root, writeBenchSection } from './run.mjs';
 
 const dist = (p) => pathToFileURL(path.join(root, 'dist', p)).href;
-const { createChatClient, createEmbedder, chatCacheKey, withDefaults } = await import(dist('client.js'));
+const { createChatClient, createEmbedder, withDefaults } = await import(dist('client.js'));
 const { ResponseCache, makeEntry } = await import(dist('cache.js'));
+// A model the table knows and does not retire soon: the client sends it what the table allows.
+const MODEL = 'gpt-6-luna';
 
 // The test suite's wire server, transpiled on the fly (it is TypeScript; the bench runs plain node).
 async function loadWireServer() {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-bench-${process.pid}`);
   mkdirSync(out, { recursive: true });
+  const opts = { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } };
   const src = readFileSync(path.join(root, 'test', 'support', 'wire-server.ts'), 'utf8');
-  const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-  writeFileSync(path.join(out, 'wire-server.mjs'), js);
+  writeFileSync(path.join(out, 'wire-server.mjs'), ts.transpileModule(src, opts).outputText.replace("'./strict-models.js'", "'./strict-models.mjs'"));
+  // Its strictness reads the model table through skillbench's own loader: dist/ here.
+  const strict = readFileSync(path.join(root, 'test', 'support', 'strict-models.ts'), 'utf8');
+  writeFileSync(path.join(out, 'strict-models.mjs'), ts.transpileModule(strict, opts).outputText.replaceAll("'../../src/", `'${pathToFileURL(path.join(root, 'dist')).href}/`));
   const mod = await import(pathToFileURL(path.join(out, 'wire-server.mjs')).href);
   rmSync(out, { recursive: true, force: true });
   return mod;
@@ -65,7 +70,7 @@ try {
   const server = await startWireServer({ openai: () => openai.toolCall('activate_skill', { name: tools[0].name }, { input: 4000, output: 12 }) });
   const cacheDir = path.join(tmp, 'replay-cache');
   const fill = await createChatClient(
-    { provider: 'openai', model: 'gpt-4o-mini', baseUrl: server.baseUrl('openai'), cacheDir, cache: true, concurrency: 8, timeout: 30 },
+    { provider: 'openai', model: MODEL, baseUrl: server.baseUrl('openai'), cacheDir, cache: true, concurrency: 8, timeout: 30 },
     { env: { OPENAI_API_KEY: 'bench' } },
   );
   let t0 = performance.now();
@@ -76,8 +81,8 @@ try {
   for (let i = LIVE; i < N; i += 500) {
     await Promise.all(
       Array.from({ length: Math.min(500, N - i) }, (_, j) => {
-        const full = withDefaults(request(i + j), 'gpt-4o-mini');
-        const key = chatCacheKey('openai', 'gpt-4o-mini', full, sampleOf(i + j));
+        const full = withDefaults(request(i + j), MODEL);
+        const key = fill.keyOf(request(i + j), sampleOf(i + j));
         return cache.put(makeEntry(key, 'chat', 'openai', full, sampleOf(i + j), { response: live[0].response, costUsd: live[0].costUsd }));
       }),
     );
@@ -88,7 +93,7 @@ try {
 
   const replayTimes = [];
   for (let run = 0; run < 3; run++) {
-    const replay = await createChatClient({ provider: 'openai', model: 'gpt-4o-mini', cacheDir, cache: true, cacheOnly: true }, { env: {} });
+    const replay = await createChatClient({ provider: 'openai', model: MODEL, cacheDir, cache: true, cacheOnly: true }, { env: {} });
     t0 = performance.now();
     const out = await Promise.all(Array.from({ length: N }, (_, i) => replay.chat(request(i), { sample: sampleOf(i) })));
     const s = (performance.now() - t0) / 1000;
@@ -105,31 +110,33 @@ try {
     pass: median < 2,
   });
 
-  // ---------------------------------------------------------------- 2. rate-limited throughput
+  // ---------------------------------------------------------------- 2. rate-limited throughput, at every -j
   const RATE = 50;
   const BURST = 10;
   const M = 600;
-  const limited = await startWireServer({ openai: () => openai.toolCall('activate_skill', { name: tools[1].name }, { input: 4000, output: 12 }) }, { rateLimit: { perSecond: RATE, burst: BURST } });
-  const rl = await createChatClient(
-    { provider: 'openai', model: 'gpt-4o-mini', baseUrl: limited.baseUrl('openai'), cacheDir: path.join(tmp, 'rl-cache'), cache: true, concurrency: 4, timeout: 30 },
-    { env: { OPENAI_API_KEY: 'bench' } },
-  );
-  t0 = performance.now();
-  const settled = await Promise.allSettled(Array.from({ length: M }, (_, i) => rl.chat(request(i), { sample: 100 + sampleOf(i) })));
-  const elapsed = (performance.now() - t0) / 1000;
-  const ok = settled.filter((r) => r.status === 'fulfilled').length;
-  const failed = M - ok;
-  await limited.close();
-  // The bucket starts full: the first BURST calls are free of the rate; the sustained rate leaves them out.
-  const sustained = (ok - BURST) / elapsed;
-  const share = sustained / RATE;
-  console.log(`rate-limited: ${ok}/${M} ok, ${failed} failed, ${limited.rejected} answered 429, ${fmt(elapsed, 2)} s, sustained ${fmt(sustained, 1)}/s of ${RATE}/s (${fmt(share * 100, 1)}%)`);
-  results.push({
-    name: `Against the local server limited to ${RATE} requests/s (token bucket, burst ${BURST}), ${M} calls, -j 4`,
-    value: `${fmt(sustained, 1)} calls/s sustained = ${fmt(share * 100, 1)}% of the allowed rate; ${failed} failed; ${fmt(limited.rejected)} 429s absorbed by retries (retry-after-ms honoured)`,
-    target: '>= 95% of the allowed rate, no failed request',
-    pass: share >= 0.95 && failed === 0,
-  });
+  for (const J of [4, 8, 16, 32]) {
+    const limited = await startWireServer({ openai: () => openai.toolCall('activate_skill', { name: tools[1].name }, { input: 4000, output: 12 }) }, { rateLimit: { perSecond: RATE, burst: BURST } });
+    const rl = await createChatClient(
+      { provider: 'openai', model: MODEL, baseUrl: limited.baseUrl('openai'), cacheDir: path.join(tmp, `rl-cache-${J}`), cache: true, concurrency: J, timeout: 30 },
+      { env: { OPENAI_API_KEY: 'bench' } },
+    );
+    t0 = performance.now();
+    const settled = await Promise.allSettled(Array.from({ length: M }, (_, i) => rl.chat(request(i), { sample: 100 + sampleOf(i) })));
+    const elapsed = (performance.now() - t0) / 1000;
+    const ok = settled.filter((r) => r.status === 'fulfilled').length;
+    const failed = M - ok;
+    await limited.close();
+    // The bucket starts full: the first BURST calls are free of the rate; the sustained rate leaves them out.
+    const sustained = (ok - BURST) / elapsed;
+    const share = sustained / RATE;
+    console.log(`rate-limited -j ${J}: ${ok}/${M} ok, ${failed} failed, ${limited.rejected} answered 429, ${fmt(elapsed, 2)} s, sustained ${fmt(sustained, 1)}/s of ${RATE}/s (${fmt(share * 100, 1)}%)`);
+    results.push({
+      name: `Against the local server limited to ${RATE} requests/s (token bucket, burst ${BURST}), ${M} calls, -j ${J}`,
+      value: `${fmt(sustained, 1)} calls/s sustained = ${fmt(share * 100, 1)}% of the allowed rate; ${failed} failed; ${fmt(limited.rejected)} 429s absorbed (retry-after-ms honoured by every lane)`,
+      target: '>= 95% of the allowed rate, no failed request',
+      pass: share >= 0.95 && failed === 0,
+    });
+  }
 
   // ---------------------------------------------------------------- 3. offline embeddings
   const docs = tools.map((t) => ({ text: t.description, title: t.name }));

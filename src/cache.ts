@@ -247,12 +247,40 @@ export function parseEntry(text: string, key: string): CacheEntry | string {
   if (e.schema !== CACHE_SCHEMA) return `schema is not "${CACHE_SCHEMA}"`;
   if (e.version !== CACHE_FORMAT_VERSION) return `version ${String(e.version)} is not ${CACHE_FORMAT_VERSION}`;
   if (e.key !== key) return 'key does not match the file name';
-  if (e.op === 'countTokens') return typeof e.tokens === 'number' ? (e as CacheEntry) : 'countTokens entry without tokens';
-  const r = e.response;
-  if (!r || typeof r !== 'object' || !Array.isArray(r.calls) || typeof r.text !== 'string' || !r.usage || typeof r.usage.inputTokens !== 'number') {
-    return 'response is missing calls, text or usage';
+  if (e.op === 'countTokens') return isCount(e.tokens) ? (e as CacheEntry) : 'countTokens entry without a token count';
+  if (e.op !== 'chat') return `op ${JSON.stringify(e.op)} is not chat or countTokens`;
+  if (e.costUsd !== undefined && !(typeof e.costUsd === 'number' && Number.isFinite(e.costUsd) && e.costUsd >= 0)) return 'costUsd is not a number >= 0';
+  const problem = responseProblem(e.response);
+  return problem ?? (e as CacheEntry);
+}
+
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const USAGE_FIELDS = ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'thinkingTokens'] as const;
+const ANSWERED = new Set(['stop', 'tool']);
+
+/**
+ * Why a cached response cannot be served, or null: every field the callers read is checked for its type (a bad
+ * entry is ignored and fetched again, never a crash or a figure made of strings), and a response that ended without
+ * an answer (length, safety, refusal) is not an answer to replay.
+ */
+export function responseProblem(r: unknown): string | null {
+  if (!r || typeof r !== 'object') return 'response is missing';
+  const resp = r as Partial<ChatResponse>;
+  if (!Array.isArray(resp.calls)) return 'response.calls is not a list';
+  for (const [i, c] of resp.calls.entries()) {
+    if (!c || typeof c !== 'object') return `response.calls[${i}] is not an object`;
+    if (typeof c.name !== 'string') return `response.calls[${i}].name is not a string`;
+    if (typeof c.id !== 'string') return `response.calls[${i}].id is not a string`;
+    if (!c.args || typeof c.args !== 'object' || Array.isArray(c.args)) return `response.calls[${i}].args is not an object`;
   }
-  return e as CacheEntry;
+  if (typeof resp.text !== 'string') return 'response.text is not a string';
+  if (!resp.usage || typeof resp.usage !== 'object') return 'response.usage is missing';
+  for (const f of USAGE_FIELDS) if (!isCount(resp.usage[f])) return `response.usage.${f} is not a number >= 0`;
+  if (resp.stopReason !== undefined && typeof resp.stopReason !== 'string') return 'response.stopReason is not a string';
+  if (resp.stopKind !== undefined && (typeof resp.stopKind !== 'string' || (!ANSWERED.has(resp.stopKind) && !resp.calls.length))) {
+    return `response ended without an answer (stop reason ${String(resp.stopKind)})`;
+  }
+  return null;
 }
 
 /** Where embedding vectors go: <cacheDir>/embeddings/<provider>--<model>/<sha256(role, title, text)>.json. */

@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { UserError, GateFailure, formatUserError } from './errors.js';
+import { UserError, GateFailure, IncompleteRun, formatUserError } from './errors.js';
 import { optionTerm } from './options.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerInit } from './commands/init.js';
@@ -57,7 +57,8 @@ async function applyConfigFile(program: Command, command: Command): Promise<void
   if (unused.length) console.error(`skillbench: note: ${shown}: ${unused.join(', ')}: no command of this skillbench version reads ${unused.length === 1 ? 'it' : 'them'}; ignored`);
 }
 
-/** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input. */
+/** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input, 3 internal error,
+ * 4 incomplete (more calls failed than --max-error-rate allows; outputs were written). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -76,6 +77,10 @@ function exitCodeFor(err: unknown): number {
   if (err instanceof UserError) {
     console.error(formatUserError(err));
     return 2;
+  }
+  if (err instanceof IncompleteRun) {
+    console.error(`skillbench: ${err.message}`);
+    return 4;
   }
   if (err instanceof GateFailure) {
     console.error(`skillbench: gate failed: ${err.message}`);

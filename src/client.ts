@@ -2,36 +2,32 @@
 // accounting + --dry-run / --max-cost. Providers are loaded lazily on the first live call, so a --cache-only replay
 // needs no key and never imports an SDK.
 import pLimit, { type LimitFunction } from 'p-limit';
-import { cacheKey, embeddingFile, embeddingKey, makeEntry, readVector, ResponseCache, writeVector } from './cache.js';
+import { cacheKey, makeEntry, ResponseCache } from './cache.js';
+import { Breaker } from './client/breaker.js';
+import { Pacer, retryPolicy, withRetries, type RetryPolicy, type RetryTuning } from './client/retry.js';
 import { ProviderError, UserError } from './errors.js';
 import type { ProviderOptions } from './options.js';
+import { findModel, today } from './providers/models.js';
+import { applyPlan, parseThinkingFlag, planModel, promptCacheNote, type ModelPlan } from './providers/params.js';
 import {
   baseUrlFrom,
-  DEFAULT_EMBEDDING_MODELS,
-  DEFAULT_MODELS,
+  defaultChatModel,
   defaultConcurrency,
   KEY_VARS,
   keyFrom,
   keyOptional,
   loadChatProvider,
-  loadEmbeddingProvider,
   LOCAL_PLACEHOLDER_KEY,
   PROVIDERS,
-  type EmbeddingId,
 } from './providers/index.js';
-import { costAt, priceOf, type Price } from './providers/pricing.js';
-import { CallError } from './providers/shared.js';
-import type {
-  ChatProvider,
-  ChatRequest,
-  ChatResponse,
-  EmbeddingInput,
-  EmbeddingProvider,
-  EmbeddingRole,
-  Lane,
-  ProviderId,
-  Usage,
-} from './types.js';
+import { costAt, isLocalBaseUrl, priceOf, type Price } from './providers/pricing.js';
+import { CallError, stopError } from './providers/shared.js';
+import { registerSecret, registerUrlSecrets, knownSecrets } from './secrets.js';
+import type { ChatProvider, ChatRequest, ChatResponse, Lane, ProviderId, Usage } from './types.js';
+
+export { backoffMs, retryPolicy, withRetries, Pacer, type RetryPolicy } from './client/retry.js';
+export { RunStoppedError, explainFailure, TRIP_AFTER } from './client/breaker.js';
+export { createEmbedder, type Embedder } from './client/embedder.js';
 
 // ---------------------------------------------------------------- errors
 
@@ -93,6 +89,12 @@ export interface ClientStats {
   cacheMisses: number;
   /** Requests that failed after their retries (cache misses and dry-run skips not included). */
   errors: number;
+  /** Of the errors: responses that ended without an answer, by stop reason (length, safety, refusal, ...). */
+  stopped: Record<string, number>;
+  /** Why the run stopped calling (the fail-fast breaker), or null. */
+  runStopped: string | null;
+  /** One-line notes about the model (unknown to the table, retiring soon). */
+  notes: string[];
   retries: number;
   /** Tokens of every result returned (live and cached). */
   tokens: Usage;
@@ -120,6 +122,8 @@ export interface DryRunReport {
   estimatedCostUsd: number | null;
   /** How the estimate was made. */
   method: string;
+  /** Whether the stable prefix (tools + catalogue) reaches the model's prompt-cache minimum. */
+  promptCache?: string;
 }
 
 export interface ChatClient {
@@ -132,21 +136,18 @@ export interface ChatClient {
   dryRunReport(): DryRunReport;
   /** One or two lines for the end of a run: calls, cache hits, tokens, dollars, errors, misses, warnings. */
   summary(): string;
+  /** The cache key of a request as this client would send it (benchmarks fill caches with it). */
+  keyOf(req: ClientRequest, sample?: number): string;
 }
 
 /** What the selectors, the suggester and the agent loop need of a client: one call, its provider and model. */
 export type ChatCaller = Pick<ChatClient, 'provider' | 'model' | 'chat'>;
 
-/** Knobs tests and benchmarks set; the CLI uses the defaults. */
-export interface ClientTuning {
+/** Knobs tests and benchmarks set; the CLI uses the defaults (see client/retry.ts). */
+export interface ClientTuning extends RetryTuning {
   env?: NodeJS.ProcessEnv;
-  /** Retries after the first attempt (default 5); 429s with a server delay have their own budget (default 30). */
-  maxRetries?: number;
-  maxRateLimitRetries?: number;
-  /** First backoff delay in ms (default 1000), doubled each retry, with jitter. */
-  retryBaseMs?: number;
-  /** Longest single wait in ms (default 60000), also the cap on a server's retry-after. */
-  retryMaxMs?: number;
+  /** Embeddings: called once, before the model is first loaded or called (a vector is not in the disk cache). */
+  onEmbeddingLoad?: () => void;
 }
 
 export interface ResolvedConfig {
@@ -182,6 +183,9 @@ export function resolveConfig(opts: ProviderOptions, env: NodeJS.ProcessEnv = pr
   }
   const baseUrl = baseUrlFrom(provider, opts.baseUrl, env);
   const key = keyFrom(provider, env);
+  // What is sent is what must never be written: the key as sent (trimmed), and credentials in the base URL.
+  registerSecret(key.value);
+  registerUrlSecrets(baseUrl);
   const noCallNeeded = Boolean(opts.cacheOnly || opts.dryRun);
   if (!key.value && !keyOptional(provider, baseUrl) && !noCallNeeded) {
     const vars = KEY_VARS[provider];
@@ -193,7 +197,7 @@ export function resolveConfig(opts: ProviderOptions, env: NodeJS.ProcessEnv = pr
   const timeoutS = opts.timeout === undefined || opts.timeout === 0 ? (opts.timeout === 0 ? 600 : 60) : opts.timeout;
   return {
     provider,
-    model: opts.model ?? DEFAULT_MODELS[provider],
+    model: opts.model?.trim() || defaultChatModel(provider),
     apiKey: key.value ?? (keyOptional(provider, baseUrl) ? LOCAL_PLACEHOLDER_KEY : undefined),
     keyVariable: key.variable,
     baseUrl,
@@ -202,94 +206,21 @@ export function resolveConfig(opts: ProviderOptions, env: NodeJS.ProcessEnv = pr
   };
 }
 
-export function parseThinking(value: string | undefined): ChatRequest['thinking'] {
-  if (value === undefined) return 'minimal';
-  if (value === 'minimal' || value === 'low' || value === 'medium' || value === 'high') return value;
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= 0) return n;
-  throw new UserError(`--thinking: "${value}" is not a level`, 'use minimal, low, medium, high, or a token budget such as 2048');
-}
-
-// ---------------------------------------------------------------- retries
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Defaults: 5 retries (30 for paced 429s), backoff from 1 s up to 60 s. `SKILLBENCH_RETRY_BASE_MS` shortens the base
- * (tests that drive the CLI against a faulty local server). */
-export function retryPolicy(tuning: ClientTuning = {}, env: NodeJS.ProcessEnv = process.env): RetryPolicy {
-  const fromEnv = Number(env.SKILLBENCH_RETRY_BASE_MS);
-  return {
-    maxRetries: tuning.maxRetries ?? 5,
-    maxRateLimitRetries: tuning.maxRateLimitRetries ?? 30,
-    baseMs: tuning.retryBaseMs ?? (Number.isFinite(fromEnv) && fromEnv >= 0 && env.SKILLBENCH_RETRY_BASE_MS !== '' ? fromEnv : 1000),
-    maxMs: tuning.retryMaxMs ?? 60_000,
-  };
-}
-
-export interface RetryPolicy {
-  /** Retries of 5xx, 529, timeouts, dropped connections, malformed bodies, and 429s without a server delay. */
-  maxRetries: number;
-  /** Retries of 429s that say how long to wait (retry-after, RetryInfo): a rate limit is a queue, not a failure. */
-  maxRateLimitRetries: number;
-  baseMs: number;
-  maxMs: number;
-}
-
-/** The wait before retry number `attempt` (0-based): the server's delay when it gave one, else exponential backoff
- * with "equal jitter" (half fixed, half random), both capped at maxMs. */
-export function backoffMs(attempt: number, policy: RetryPolicy, retryAfterMs?: number): number {
-  // A little jitter on the server's delay spreads the waiting workers without leaving the rate limit idle.
-  if (retryAfterMs !== undefined) return Math.min(policy.maxMs, retryAfterMs + Math.random() * Math.min(policy.baseMs, Math.max(10, retryAfterMs / 4)));
-  const d = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
-  return d / 2 + (Math.random() * d) / 2;
-}
-
-function keyHint(provider: string): string {
-  const vars = (KEY_VARS as Record<string, string[]>)[provider];
-  return vars ? `it is read from ${vars.join(' or ')}` : 'check the key';
-}
-
-function asCallError(err: unknown, provider: string): CallError {
-  if (err instanceof CallError) return err;
-  if (err instanceof ProviderError) return new CallError(err.message, err.status, err.retryable);
-  return new CallError(`${provider}: ${(err as Error)?.message ?? String(err)}`, undefined, false);
-}
-
-/** Runs `fn` until it succeeds, a non-retryable error, or the retries run out; the last error as a ProviderError. */
-export async function withRetries<T>(
-  provider: string,
-  policy: RetryPolicy,
-  fn: () => Promise<T>,
-  onRetry?: (e: CallError, waitMs: number) => void,
-): Promise<T> {
-  let other = 0;
-  let rateLimited = 0;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      const e = asCallError(err, provider);
-      const paced = e.status === 429 && e.retryAfterMs !== undefined;
-      const exhausted = paced ? rateLimited >= policy.maxRateLimitRetries : other >= policy.maxRetries;
-      if (!e.retryable || exhausted) {
-        const tries = attempt + 1;
-        const hint = e.status === 401 || e.status === 403 ? ` (is the API key right? ${keyHint(provider)})` : '';
-        throw new ProviderError(`${e.message}${hint}${tries > 1 ? ` (after ${tries} attempts)` : ''}`, e.status, e.retryable);
-      }
-      const wait = backoffMs(other, policy, e.retryAfterMs);
-      if (paced) rateLimited++;
-      else other++;
-      onRetry?.(e, wait);
-      await sleep(wait);
-    }
-  }
-}
+/** --thinking as given: undefined when not given (the model table's setting for the model then applies). */
+export const parseThinking = parseThinkingFlag;
 
 // ---------------------------------------------------------------- the client
 
-/** The request as sent and as keyed: the client's model, and the run's thinking level unless the request sets one. */
-export function withDefaults(req: ClientRequest, model: string, thinking: ChatRequest['thinking'] = 'minimal'): ChatRequest {
-  return { ...req, model, thinking: req.thinking ?? thinking };
+/** The request as sent and as keyed: the client's model, and the parameters the model table allows (applyPlan). */
+export function withDefaults(req: ClientRequest, model: string, plan: ModelPlan = { row: null, thinking: undefined, notes: [] }): ChatRequest {
+  return applyPlan(req, model, plan);
+}
+
+/** The model's plan for a configuration: its table row, thinking parameter and notes (throws on a retired model or a
+ * --thinking it does not take: before any call). */
+export function modelPlan(cfg: Pick<ResolvedConfig, 'provider' | 'model' | 'baseUrl'>, thinking: string | undefined, env: NodeJS.ProcessEnv = process.env): ModelPlan {
+  const local = cfg.provider === 'openai' && Boolean(cfg.baseUrl) && (isLocalBaseUrl(cfg.baseUrl) || keyOptional(cfg.provider, cfg.baseUrl));
+  return planModel(cfg.provider, cfg.model, findModel(cfg.provider, cfg.model), parseThinkingFlag(thinking), today(env), local);
 }
 
 /** What the cache options ask for; a contradiction is bad input. */
@@ -317,8 +248,9 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
     chat: (req, o) => chat(core, req, o),
     countTokens: (req) => countTokens(core, req),
     stats: () => clientStats(core),
-    dryRunReport: () => core.dryRun.report(core.cfg, core.price),
+    dryRunReport: () => core.dryRun.report(core.cfg, core.price, core.plan),
     summary: () => clientSummary(core),
+    keyOf: (req, sample = 0) => chatCacheKey(core.cfg.provider, core.cfg.model, withDefaults(req, core.cfg.model, core.plan), sample),
   };
 }
 
@@ -326,8 +258,13 @@ export async function createChatClient(opts: ProviderOptions, tuning: ClientTuni
 interface ClientCore {
   opts: ProviderOptions;
   cfg: ResolvedConfig;
-  thinking: ChatRequest['thinking'];
+  /** The model's table row, its thinking parameter and notes (see providers/params.ts). */
+  plan: ModelPlan;
   policy: RetryPolicy;
+  /** Every lane waits when the server asks one to, and fewer attempts fly after a 429. */
+  pacer: Pacer;
+  /** Stops the run after the first few calls fail the same way waiting cannot cure. */
+  breaker: Breaker;
   cache: ResponseCache;
   /** Look answers up in the cache: unless --no-cache (always with --cache-only). */
   readsCache: boolean;
@@ -347,15 +284,21 @@ interface ClientCore {
 function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
   const env = tuning.env ?? process.env;
   const cfg = resolveConfig(opts, env);
+  const plan = modelPlan(cfg, opts.thinking, env);
   const price = priceOf(cfg.provider, cfg.model, { baseUrl: cfg.baseUrl });
   const tally = new ChatTally();
+  // Every key in the environment, as sent (trimmed) and as written there, must stay out of cache files.
+  for (const v of Object.values(KEY_VARS).flat()) registerSecret(env[v]);
+  const retryDeadlineMs = tuning.retryDeadlineMs ?? (opts.maxRetryTime !== undefined ? Math.round(opts.maxRetryTime * 1000) : undefined);
   const modes = cacheModes(opts);
   return {
     opts,
     cfg,
-    thinking: parseThinking(opts.thinking),
-    policy: retryPolicy(tuning, env),
-    cache: new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: Object.values(KEY_VARS).flat().map((v) => env[v]) }),
+    plan,
+    policy: retryPolicy({ ...tuning, retryDeadlineMs }, env),
+    pacer: new Pacer(cfg.concurrency),
+    breaker: new Breaker(cfg.provider, cfg.model),
+    cache: new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: knownSecrets() }),
     readsCache: modes.read,
     writesCache: modes.write,
     limit: pLimit(cfg.concurrency),
@@ -385,7 +328,7 @@ function lazyChatProvider(cfg: ResolvedConfig): () => Promise<ChatProvider> {
 
 /** The cache first; then --cache-only and --dry-run stop; then the identical call in flight, or a live call. */
 async function chat(core: ClientCore, req0: ClientRequest, o: ChatOptions = {}): Promise<ChatResult> {
-  const req = withDefaults(req0, core.cfg.model, core.thinking);
+  const req = withDefaults(req0, core.cfg.model, core.plan);
   const sample = o.sample ?? 0;
   const key = chatCacheKey(core.cfg.provider, core.cfg.model, req, sample);
   const t0 = performance.now();
@@ -398,7 +341,7 @@ async function chat(core: ClientCore, req0: ClientRequest, o: ChatOptions = {}):
     throw new CacheMissError(describe(req));
   }
   if (core.opts.dryRun) {
-    core.dryRun.wouldCall(await estimateCall(req, core.price));
+    core.dryRun.wouldCall(await estimateCall(req, core.price), await estimatePrefixTokens(req));
     throw new DryRunError();
   }
   return callOnce(core, req, key, sample, o.lane, t0);
@@ -448,18 +391,31 @@ async function shareInFlight(tally: ChatTally, pending: Promise<ChatResult>, lan
 /** One call to the provider, within the -j limit: budget reserved, retries, the answer counted and cached. */
 function callLive(core: ClientCore, req: ChatRequest, key: string, sample: number, lane: Lane | undefined): Promise<ChatResult> {
   return core.limit(async () => {
+    // A stopped run refuses at once: no budget reserved, no provider loaded, no network.
+    const stopped = core.breaker.stopped();
+    if (stopped) {
+      core.tally.failed(lane);
+      throw stopped;
+    }
     const reserved = await core.budget.reserve(req);
     const p = await core.provider();
     if (lane) lane.inFlight++;
     const started = performance.now();
     try {
-      const response = await withRetries(core.cfg.provider, core.policy, () => p.chat(req), () => void core.tally.retries++);
+      const response = await withRetries(core.cfg.provider, core.policy, (signal) => p.chat(req, signal), retryHooks(core));
       const costUsd = costOfUsage(core.price, response.usage);
       core.tally.paid(response.usage, costUsd, lane);
+      // A response that ended without an answer (length, safety, refusal) was paid for, but it is an error row with
+      // its reason, never a "none" decision, and it is not cached: a rerun asks again.
+      if (!response.calls.length && response.stopKind && response.stopKind !== 'stop' && response.stopKind !== 'tool') {
+        core.tally.stoppedWithout(response.stopKind);
+        throw stopError(core.cfg.provider, response.stopKind, response.stopReason);
+      }
       // Written before the caller sees it: a run killed after this point never pays for this request again.
       if (core.writesCache) await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
       return { response, cached: false, costUsd, latencyMs: performance.now() - started };
     } catch (err) {
+      if (err instanceof CallError && err.kind !== 'stop') core.breaker.record(err);
       core.tally.failed(lane);
       throw err;
     } finally {
@@ -469,13 +425,23 @@ function callLive(core: ClientCore, req: ChatRequest, key: string, sample: numbe
   });
 }
 
+/** The retry loop's view of the client: its pacer, breaker, per-attempt timeout and retry counter. */
+function retryHooks(core: ClientCore) {
+  return {
+    pacer: core.pacer,
+    timeoutMs: core.cfg.timeoutMs,
+    stopped: () => core.breaker.stopped(),
+    onRetry: () => void core.tally.retries++,
+  };
+}
+
 // ---------------------------------------------------------------- token counts
 
 /** Exact input tokens from the provider's counting API, cached like answers; null without such an API, and with
  * --cache-only or --dry-run when not cached. */
 async function countTokens(core: ClientCore, req0: ClientRequest): Promise<number | null> {
   const { cfg, opts } = core;
-  const req = withDefaults(req0, cfg.model, core.thinking);
+  const req = withDefaults(req0, cfg.model, core.plan);
   const key = cacheKey({ op: 'countTokens', provider: cfg.provider, model: cfg.model, request: req, sample: 0 });
   if (core.readsCache) {
     const hit = await core.cache.get(key);
@@ -484,7 +450,7 @@ async function countTokens(core: ClientCore, req0: ClientRequest): Promise<numbe
   if (opts.cacheOnly || opts.dryRun) return null;
   const p = await core.provider();
   if (!p.countTokens) return null;
-  const n = await core.limit(() => withRetries(cfg.provider, core.policy, () => p.countTokens!(req), () => void core.tally.retries++));
+  const n = await core.limit(() => withRetries(cfg.provider, core.policy, (signal) => p.countTokens!(req, signal), retryHooks(core)));
   if (core.writesCache) await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
   return n;
 }
@@ -532,6 +498,13 @@ class ChatTally {
       lane.outputTokens += usage.outputTokens + usage.thinkingTokens;
       lane.costUsd += costUsd;
     }
+  }
+
+  /** Of the failures: a response that ended without an answer, by its stop reason. */
+  readonly stopped: Record<string, number> = {};
+
+  stoppedWithout(kind: string): void {
+    this.stopped[kind] = (this.stopped[kind] ?? 0) + 1;
   }
 
   /** A live call that failed after its retries. */
@@ -592,7 +565,8 @@ interface CallEstimate {
 /** Offline estimate of a call: input counted, output assumed (see ESTIMATED_OUTPUT_TOKENS) plus any thinking budget. */
 async function estimateCall(req: ChatRequest, price: Price | null): Promise<CallEstimate> {
   const input = await estimateInputTokens(req);
-  const output = Math.min(req.maxOutputTokens ?? ESTIMATED_OUTPUT_TOKENS, ESTIMATED_OUTPUT_TOKENS) + (typeof req.thinking === 'number' ? req.thinking : 0);
+  const budget = req.thinking && 'budget' in req.thinking ? req.thinking.budget : 0;
+  const output = Math.min(req.maxOutputTokens ?? ESTIMATED_OUTPUT_TOKENS, ESTIMATED_OUTPUT_TOKENS) + budget;
   return { input, output, cost: costOfUsage(price, { ...ZERO, inputTokens: input, outputTokens: output }) };
 }
 
@@ -604,15 +578,19 @@ class DryRunTally {
   private output = 0;
   private costUsd = 0;
 
-  wouldCall(e: CallEstimate): void {
+  private prefix = 0;
+
+  wouldCall(e: CallEstimate, prefixTokens = 0): void {
+    this.prefix = Math.max(this.prefix, prefixTokens);
     this.calls++;
     this.input += e.input;
     this.output += e.output;
     this.costUsd += e.cost;
   }
 
-  report(cfg: ResolvedConfig, price: Price | null): DryRunReport {
+  report(cfg: ResolvedConfig, price: Price | null, plan?: ModelPlan): DryRunReport {
     return {
+      ...(this.calls && plan ? { promptCache: promptCacheNote(cfg.provider, cfg.model, plan.row, this.prefix) } : {}),
       provider: cfg.provider,
       model: cfg.model,
       calls: this.calls,
@@ -625,7 +603,7 @@ class DryRunTally {
   }
 }
 
-function clientStats({ cfg, tally, cache, price, budget }: ClientCore): ClientStats {
+function clientStats({ cfg, tally, cache, price, budget, breaker, plan }: ClientCore): ClientStats {
   return {
     provider: cfg.provider,
     model: cfg.model,
@@ -633,6 +611,9 @@ function clientStats({ cfg, tally, cache, price, budget }: ClientCore): ClientSt
     cacheHits: tally.cacheHits,
     cacheMisses: tally.cacheMisses,
     errors: tally.errors,
+    stopped: { ...tally.stopped },
+    runStopped: breaker.reason(),
+    notes: [...plan.notes],
     retries: tally.retries,
     tokens: { ...tally.tokens },
     spentUsd: tally.spentUsd,
@@ -667,12 +648,17 @@ export function formatStats(st: ClientStats): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const t = st.tokens;
   const dollars = st.priceKnown ? `$${st.spentUsd.toFixed(4)} spent ($${st.costUsd.toFixed(4)} at list price without the cache)` : 'price unknown';
-  const lines = [
+  const lines: string[] = [];
+  if (st.runStopped) lines.push(`run stopped: ${st.runStopped}`);
+  lines.push(
     `${st.provider}/${st.model}: ${n(st.calls)} calls, ${n(st.cacheHits)} cached, ${n(st.errors)} errors` +
       `${st.retries ? `, ${n(st.retries)} retries` : ''}; tokens: ${n(t.inputTokens)} input (${n(t.cachedInputTokens)} cache reads` +
       `${t.cacheWriteTokens ? `, ${n(t.cacheWriteTokens)} cache writes` : ''}), ${n(t.outputTokens)} output` +
       `${t.thinkingTokens ? `, ${n(t.thinkingTokens)} thinking` : ''}; ${dollars}`,
-  ];
+  );
+  const stops = Object.entries(st.stopped ?? {});
+  if (stops.length) lines.push(`${n(stops.reduce((a, [, k]) => a + k, 0))} responses ended without an answer (${stops.map(([k, v]) => `${k} ${n(v)}`).join(', ')}): error rows, not cached`);
+  for (const note of st.notes ?? []) lines.push(`note: ${note}`);
   if (st.cacheMisses) lines.push(`${n(st.cacheMisses)} requests missing from the cache (--cache-only): run without --cache-only to fill it`);
   if (st.corruptCacheEntries) {
     const first = st.cacheWarnings.find((w) => w.includes('corrupt')) ?? '';
@@ -684,15 +670,6 @@ export function formatStats(st: ClientStats): string {
   return lines.join('\n');
 }
 
-export function formatDryRun(r: DryRunReport): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  const cost = r.estimatedCostUsd === null ? 'price unknown' : `~$${r.estimatedCostUsd.toFixed(4)}`;
-  return (
-    `dry run (${r.provider}/${r.model}): ${n(r.calls)} calls would be made, ${n(r.cached)} answered from the cache; ` +
-    `~${n(r.estimatedInputTokens)} input + ~${n(r.estimatedOutputTokens)} output tokens, ${cost}\n  (${r.method})`
-  );
-}
-
 function describe(req: ChatRequest): string {
   const last = [...req.messages].reverse().find((m) => m.role === 'user');
   const text = last && last.role === 'user' ? last.content : '';
@@ -700,6 +677,17 @@ function describe(req: ChatRequest): string {
 }
 
 let countText: ((s: string) => number) | null = null;
+
+/** Offline estimate of the stable prefix a provider may cache: the tools and the system blocks up to the last one
+ * marked for caching (the catalogue). */
+export async function estimatePrefixTokens(req: Pick<ChatRequest, 'system' | 'tools'>): Promise<number> {
+  countText ??= (await import('./tokenizer.js')).countTokens;
+  const last = req.system.map((b) => Boolean(b.cache)).lastIndexOf(true);
+  if (last < 0) return 0;
+  const parts = req.system.slice(0, last + 1).map((b) => b.text);
+  if (req.tools.length) parts.push(JSON.stringify(req.tools));
+  return parts.reduce((a, p) => a + countMemo(p), 0);
+}
 
 /** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
 export async function estimateInputTokens(req: ChatRequest): Promise<number> {
@@ -729,67 +717,3 @@ function countMemo(text: string): number {
   return n;
 }
 
-// ---------------------------------------------------------------- embeddings
-
-export interface Embedder extends EmbeddingProvider {
-  /** Vectors taken from the disk cache / computed / missing (--cache-only or --dry-run, remote providers), since creation. */
-  stats(): { cached: number; computed: number; misses: number };
-}
-
-/** The embedding provider of --embeddings (default `use`, offline), with vectors cached on disk by model and text
- * hash: an unchanged catalogue is not embedded again. --cache-only: a vector missing for a remote provider throws
- * CacheMissError (`use` computes it: no network, no cost). */
-export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning = {}): Promise<Embedder> {
-  const env = tuning.env ?? process.env;
-  const id = (opts.embeddings ?? 'use') as EmbeddingId;
-  if (!['use', 'gemini', 'openai'].includes(id)) throw new UserError(`--embeddings: unknown provider "${id}"`, 'use one of use, gemini, openai');
-  const model = opts.embeddingModel ?? DEFAULT_EMBEDDING_MODELS[id];
-  const policy = retryPolicy(tuning, env);
-  let pc = { apiKey: '', baseUrl: undefined as string | undefined, model, timeoutMs: Math.round((opts.timeout || 60) * 1000) };
-  if (id !== 'use') {
-    // --base-url is for the embedder when it is the same provider as --provider, or no --provider is given.
-    const explicit = !opts.provider || opts.provider === id ? opts.baseUrl : undefined;
-    const baseUrl = baseUrlFrom(id, explicit, env);
-    const key = keyFrom(id, env).value ?? (keyOptional(id, baseUrl) ? LOCAL_PLACEHOLDER_KEY : undefined);
-    if (!key && !opts.cacheOnly && !opts.dryRun) {
-      throw new UserError(`no API key for ${id} embeddings: ${KEY_VARS[id][0]} is not set`, `export ${KEY_VARS[id][0]}=..., use --embeddings use (offline), or --cache-only`);
-    }
-    pc = { ...pc, apiKey: key ?? '', baseUrl };
-  }
-  const cacheDir = opts.cacheDir ?? '.skillbench/cache';
-  const modes = cacheModes(opts);
-  let inner: Promise<EmbeddingProvider> | null = null;
-  const counts = { cached: 0, computed: 0, misses: 0 };
-
-  return {
-    id,
-    model,
-    stats: () => ({ ...counts }),
-    async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
-      const files = inputs.map((x) => embeddingFile(cacheDir, id, model, embeddingKey(role, x.title, x.text)));
-      const out: (number[] | null)[] = modes.read ? await Promise.all(files.map(readVector)) : inputs.map(() => null);
-      const missing = out.flatMap((v, i) => (v ? [] : [i]));
-      counts.cached += inputs.length - missing.length;
-      if (missing.length) {
-        // --cache-only and --dry-run forbid calling a provider; `use` runs in-process, offline and free: it computes.
-        if ((opts.cacheOnly || opts.dryRun) && id !== 'use') {
-          counts.misses += missing.length;
-          if (opts.cacheOnly) throw new CacheMissError(`${missing.length} ${id}/${model} embeddings`);
-          throw new DryRunError();
-        }
-        inner ??= loadEmbeddingProvider(id, pc);
-        const p = await inner;
-        const vectors = await withRetries(id, policy, () => p.embed(missing.map((i) => inputs[i]!), role));
-        counts.computed += missing.length;
-        await Promise.all(
-          missing.map(async (i, j) => {
-            out[i] = vectors[j]!;
-            if (!modes.write) return;
-            return writeVector(files[i]!, { schema: 'skillbench.embedding', version: 1, provider: id, model, role, title: inputs[i]!.title ?? null, vector: vectors[j] });
-          }),
-        );
-      }
-      return out as number[][];
-    },
-  };
-}

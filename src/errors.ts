@@ -22,6 +22,27 @@ export class GateFailure extends Error {
   }
 }
 
+/**
+ * The run could not measure everything: more calls failed than --max-error-rate allows. Exit code 4, after every
+ * output is written (answered calls are cached: a rerun makes only the missing ones). Never a gate pass.
+ */
+export class IncompleteRun extends Error {
+  readonly exitCode = 4;
+  constructor(
+    readonly failed: number,
+    readonly total: number,
+    readonly detail?: string,
+  ) {
+    super(incompleteLine(failed, total) + (detail ? `: ${detail}` : ''));
+    this.name = 'IncompleteRun';
+  }
+}
+
+/** The words every report uses for an incomplete run. */
+export function incompleteLine(failed: number, total: number): string {
+  return `incomplete: ${failed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} calls failed; rerun to finish them, answered calls are cached`;
+}
+
 /** A provider call that still failed after its retries. Counted as an error result downstream, never as "none". */
 export class ProviderError extends Error {
   constructor(

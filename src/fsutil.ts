@@ -2,6 +2,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from './errors.js';
+import { redact } from './secrets.js';
 
 /** A path that had to be a folder is something else (a file). */
 export class NotAFolderError extends Error {
@@ -40,14 +41,15 @@ export async function mkdirp(dir: string): Promise<void> {
   }
 }
 
-/** Writes an output file the user named (-o, --json), making its folder; a path that cannot be written is bad input. */
+/** Writes an output file the user named (-o), making its folder; a path that cannot be written is bad input.
+ * Every output passes here, so every output is redacted here: no API key or base-URL credential is ever written. */
 export async function writeOutputFile(file: string, text: string): Promise<void> {
   const target = path.resolve(file);
   try {
     await mkdirp(path.dirname(target));
-    await writeFile(target, text);
+    await writeFile(target, redact(text));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new UserError(`${file}: cannot write the output (${code})`, 'choose a writable path for -o / --json');
+    throw new UserError(`${file}: cannot write the output (${code})`, 'choose a writable path for -o');
   }
 }

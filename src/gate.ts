@@ -1,10 +1,13 @@
-// CI gates. Rate gates: a selector's wrong or needless load above a maximum. Baseline gate: a paired comparison of
-// per-request outcomes against an earlier results file, failing only on a real regression: the exact two-sided
-// McNemar test (binomial on the discordant pairs) below alpha AND a minimum effect size (net worse requests, and
-// net worse as a share of the paired requests).
+// CI gates. Rate gates: a selector's wrong or needless load above a maximum (with skill-creator sets, each target's
+// missed and false triggers). Baseline gate: a paired comparison of per-request outcomes against an earlier results
+// file, failing only on a real regression: the exact two-sided McNemar test (binomial on the discordant pairs) below
+// alpha AND a minimum effect size (net worse requests, and net worse as a share of the paired requests). And per
+// skill, whatever the global test says: a skill that lost most of the requests it loaded correctly in the baseline
+// (a dead skill hides in a global test: 4 requests of 30 cannot reach p < 0.05). Its false-alarm rate under A/A
+// runs of a noisy selector is measured by src/gate-simulation.ts (docs/eval-trigger.md, "Per-skill gate").
 import { UserError } from './errors.js';
-import { isCorrect, loaded } from './metrics.js';
-import type { GateVerdict, ResultsFile, SelectorMetrics, SelectorRun } from './types.js';
+import { POOLED, isCorrect, loaded } from './metrics.js';
+import type { EvalRequest, GateVerdict, ResultsFile, SelectorMetrics, SelectorRun, SkillLoss, TargetMetrics } from './types.js';
 
 export interface BaselineGateOptions {
   /** Significance level of the exact McNemar test (default 0.05). */
@@ -13,11 +16,17 @@ export interface BaselineGateOptions {
   minRequests: number;
   /** Net worse as a share of the paired requests needed to fail (default 0.05 = 5 percentage points). */
   minRate: number;
+  /**
+   * Per-skill gate: a skill fails when its correct loads fell by more than this share of those it had in the baseline
+   * (net: lost minus regained), and by at least `minRequests` (default 0.5: it lost most of them).
+   */
+  maxSkillLoss?: number;
   /** Shown in messages. */
   baselineFile?: string;
 }
 
-export const DEFAULT_GATE: BaselineGateOptions = { alpha: 0.05, minRequests: 2, minRate: 0.05 };
+export const DEFAULT_GATE: BaselineGateOptions = { alpha: 0.05, minRequests: 2, minRate: 0.05, maxSkillLoss: 0.5 };
+export const DEFAULT_SKILL_LOSS = 0.5;
 
 /** Exact two-sided McNemar p-value: binomial(n = better + worse, 1/2), doubled tail at min(better, worse), capped at 1. */
 export function mcnemarExact(better: number, worse: number): number {
@@ -50,7 +59,7 @@ function outcomes(run: SelectorRun, results: ResultsFile): Map<string, Outcome> 
     const key = requestKey(r.id, r.text);
     const t = tally.get(key) ?? { text: r.text, ok: 0, n: 0, got: loaded(d), firstRun: d.run };
     t.n++;
-    if (isCorrect(d, r.gold)) t.ok++;
+    if (isCorrect(d, r)) t.ok++;
     if (d.run < t.firstRun) {
       t.firstRun = d.run;
       t.got = loaded(d);
@@ -81,7 +90,7 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
     throw new UserError(`${name}: no request in common with this run (requests are matched by id and text)`,
       'run on the same request file as the baseline, or write a new baseline');
   }
-  const verdict: GateVerdict = { passed: true, reasons: [], flips: [], mcnemar: [], notes: setNotes(current, baseline, shared, name) };
+  const verdict: GateVerdict = { passed: true, reasons: [], flips: [], mcnemar: [], skills: [], notes: setNotes(current, baseline, shared, name) };
   for (const run of common) {
     const before = outcomes(baseline.runs.find((b) => b.selector === run.selector)!, baseline);
     const after = outcomes(run, current);
@@ -107,6 +116,8 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
     const pValue = mcnemarExact(better, worse);
     verdict.mcnemar!.push({ selector: run.selector, better, worse, pValue });
     if (failed) verdict.notes!.push(`${run.selector}: ${failed} of ${shared.size} common requests not compared: every call failed (errors) in this run or in ${name}`);
+    const losses = skillLosses(run.selector, shared, before, after, current.requests, opts);
+    verdict.skills!.push(...losses.filter((l) => l.lost > 0 || l.failed));
     const net = worse - better;
     if (n === 0) {
       verdict.passed = false;
@@ -118,8 +129,87 @@ export function compareToBaseline(current: ResultsFile, baseline: ResultsFile, o
           `(net ${net}, ${((100 * net) / n).toFixed(1)} points; exact McNemar p = ${formatP(pValue)} < ${opts.alpha})`,
       );
     }
+    for (const l of losses.filter((x) => x.failed)) {
+      verdict.passed = false;
+      verdict.reasons.push(
+        `${run.selector}: skill ${l.skill} lost ${l.before - l.after} of the ${l.before} requests it loaded correctly in ${name} ` +
+          `(now right on ${l.after} of its ${l.paired}; lost ${l.lost}, regained ${l.gained}): more than ${pct(opts.maxSkillLoss ?? DEFAULT_SKILL_LOSS)} of its correct loads, ` +
+          `and more than noise explains (other skills lost ${pct(l.noise)} of theirs; p = ${formatP(l.pValue)}), whatever the global test says`,
+      );
+    }
   }
+  verdict.skills!.sort((a, b) => Number(b.failed) - Number(a.failed) || (b.before - b.after) - (a.before - a.after) || a.skill.localeCompare(b.skill));
   return verdict;
+}
+
+/**
+ * Per skill (covered requests grouped by gold; a skill-creator positive's gold is its target), the requests it loaded
+ * correctly in the baseline and now, on the paired requests with an outcome in both runs. A skill fails when
+ * 1. it lost most of its correct loads: they fell (net of regained ones) by at least `minRequests` and by more than
+ *    `maxSkillLoss` of what it had; and
+ * 2. noise does not explain it: with `noise` the loss rate of the other skills' correct requests (a request that was
+ *    right and is now wrong, add-half estimate (lost + 1/2) / (right + 1)), P(Binomial(before, noise) >= lost) is below
+ *    alpha / m, m the skills that could fail (Bonferroni: the family of skills keeps its false-alarm rate near alpha).
+ * A deterministic selector (noise ~0) fails a dead skill of 2 requests; a noisy model on a catalogue of 200 small
+ * skills needs a larger loss. src/gate-simulation.ts measures the false-alarm rate under A/A runs.
+ */
+export function skillLosses(
+  selector: string,
+  shared: Set<string>,
+  before: Map<string, { correct: boolean }>,
+  after: Map<string, { correct: boolean }>,
+  requests: EvalRequest[],
+  opts: Pick<BaselineGateOptions, 'minRequests' | 'maxSkillLoss' | 'alpha'>,
+): SkillLoss[] {
+  const share = opts.maxSkillLoss ?? DEFAULT_SKILL_LOSS;
+  const bySkill = new Map<string, SkillLoss>();
+  for (const r of requests) {
+    const key = requestKey(r.id, r.text);
+    if (r.gold === null || !shared.has(key)) continue;
+    const then = before.get(key);
+    const now = after.get(key);
+    if (!then || !now) continue;
+    const l = bySkill.get(r.gold) ?? { selector, skill: r.gold, paired: 0, before: 0, after: 0, lost: 0, gained: 0, noise: 0, pValue: 1, failed: false };
+    l.paired++;
+    if (then.correct) l.before++;
+    if (now.correct) l.after++;
+    if (then.correct && !now.correct) l.lost++;
+    if (!then.correct && now.correct) l.gained++;
+    bySkill.set(r.gold, l);
+  }
+  const rows = [...bySkill.values()];
+  const minLoss = Math.max(1, opts.minRequests);
+  const lostMost = (l: SkillLoss) => l.before > 0 && l.before - l.after >= minLoss && l.before - l.after > share * l.before;
+  const atRisk = rows.filter((l) => l.before >= minLoss).length;
+  const totalBefore = rows.reduce((sum, l) => sum + l.before, 0);
+  const totalLost = rows.reduce((sum, l) => sum + l.lost, 0);
+  for (const l of rows) {
+    l.noise = (totalLost - l.lost + 0.5) / (totalBefore - l.before + 1);
+    l.pValue = binomialTail(l.before, l.noise, l.lost);
+    l.failed = lostMost(l) && l.pValue < opts.alpha / Math.max(1, atRisk);
+  }
+  return rows;
+}
+
+/** P(X >= k) for X ~ Binomial(n, p), summed in log space so large n neither overflows nor underflows. */
+export function binomialTail(n: number, p: number, k: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  let logPmf = k * Math.log(p) + (n - k) * Math.log(1 - p) + logChoose(n, k);
+  let tail = 0;
+  for (let i = k; i <= n; i++) {
+    tail += Math.exp(logPmf);
+    logPmf += Math.log(n - i) - Math.log(i + 1) + Math.log(p) - Math.log(1 - p);
+  }
+  return Math.min(1, tail);
+}
+
+function logChoose(n: number, k: number): number {
+  let out = 0;
+  for (let i = 1; i <= k; i++) out += Math.log(n - k + i) - Math.log(i);
+  return out;
 }
 
 /** Keys (id and text) of the requests both files have. */
@@ -205,24 +295,59 @@ export interface RateGateOptions {
   maxNeedlessLoad?: number;
 }
 
-/** Reasons a selector breaks a rate gate (empty when all pass). Ceiling arms are not gated. */
+/**
+ * Reasons a selector breaks a rate gate (empty when all pass). Ceiling arms are not gated. Requests with a target
+ * (skill-creator sets) are gated per target: --max-wrong-load bounds its missed triggers (positives where it did not
+ * load), --max-needless-load its false triggers (negatives where it loaded); a load of another skill on a negative is
+ * no needless load. Other requests are gated by the selector's wrong and needless load.
+ */
 export function rateGateReasons(metrics: SelectorMetrics[], runs: SelectorRun[], opts: RateGateOptions): string[] {
   const reasons: string[] = [];
   for (const m of metrics) {
     if (runs.find((r) => r.selector === m.selector)?.ceiling) continue;
-    // A rate with no error-free decision behind it (every call failed) cannot pass a gate: errors are not "none".
-    const failed = (covered: boolean) => m.failures.filter((f) => f.error !== undefined && (f.expected !== null) === covered).length;
-    if (opts.maxWrongLoad !== undefined && m.wrongLoad.n === 0 && failed(true) > 0) {
-      reasons.push(`${m.selector}: wrong load cannot be checked against --max-wrong-load: every call on a covered request failed (${failed(true)} errors)`);
+    const targets = (m.targets ?? []).filter((t) => t.skill !== POOLED);
+    const targeted = targets.reduce((sum, t) => sum + t.trigger.n + t.falseTrigger.n + t.errorsOnPositives + t.errorsOnNegatives, 0);
+    // Every decision on a target request: the target rows say it all (the selector's rates are their pool).
+    if (targeted < m.decisions) reasons.push(...loadRateReasons(m, opts));
+    for (const t of targets) reasons.push(...targetRateReasons(m.selector, t, opts));
+  }
+  return reasons;
+}
+
+function loadRateReasons(m: SelectorMetrics, opts: RateGateOptions): string[] {
+  const reasons: string[] = [];
+  // A rate with no error-free decision behind it (every call failed) cannot pass a gate: errors are not "none".
+  const failed = (covered: boolean) => m.failures.filter((f) => f.error !== undefined && (f.expected !== null) === covered).length;
+  if (opts.maxWrongLoad !== undefined && m.wrongLoad.n === 0 && failed(true) > 0) {
+    reasons.push(`${m.selector}: wrong load cannot be checked against --max-wrong-load: every call on a covered request failed (${failed(true)} errors)`);
+  }
+  if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.n === 0 && failed(false) > 0) {
+    reasons.push(`${m.selector}: needless load cannot be checked against --max-needless-load: every call on an uncovered request failed (${failed(false)} errors)`);
+  }
+  if (opts.maxWrongLoad !== undefined && m.wrongLoad.rate !== null && m.wrongLoad.rate > opts.maxWrongLoad) {
+    reasons.push(`${m.selector}: wrong load ${pct(m.wrongLoad.rate)} (${m.wrongLoad.k}/${m.wrongLoad.n}) is above --max-wrong-load ${opts.maxWrongLoad}`);
+  }
+  if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.rate !== null && m.needlessLoad.rate > opts.maxNeedlessLoad) {
+    reasons.push(`${m.selector}: needless load ${pct(m.needlessLoad.rate)} (${m.needlessLoad.k}/${m.needlessLoad.n}) is above --max-needless-load ${opts.maxNeedlessLoad}`);
+  }
+  return reasons;
+}
+
+function targetRateReasons(selector: string, t: TargetMetrics, opts: RateGateOptions): string[] {
+  const reasons: string[] = [];
+  const { trigger, falseTrigger } = t;
+  if (opts.maxWrongLoad !== undefined) {
+    if (trigger.n === 0 && t.errorsOnPositives > 0) {
+      reasons.push(`${selector}: missed triggers of ${t.skill} cannot be checked against --max-wrong-load: every call on its positives failed (${t.errorsOnPositives} errors)`);
+    } else if (trigger.rate !== null && 1 - trigger.rate > opts.maxWrongLoad) {
+      reasons.push(`${selector}: missed triggers of ${t.skill} ${pct(1 - trigger.rate)} (${trigger.n - trigger.k}/${trigger.n} positives) is above --max-wrong-load ${opts.maxWrongLoad}`);
     }
-    if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.n === 0 && failed(false) > 0) {
-      reasons.push(`${m.selector}: needless load cannot be checked against --max-needless-load: every call on an uncovered request failed (${failed(false)} errors)`);
-    }
-    if (opts.maxWrongLoad !== undefined && m.wrongLoad.rate !== null && m.wrongLoad.rate > opts.maxWrongLoad) {
-      reasons.push(`${m.selector}: wrong load ${pct(m.wrongLoad.rate)} (${m.wrongLoad.k}/${m.wrongLoad.n}) is above --max-wrong-load ${opts.maxWrongLoad}`);
-    }
-    if (opts.maxNeedlessLoad !== undefined && m.needlessLoad.rate !== null && m.needlessLoad.rate > opts.maxNeedlessLoad) {
-      reasons.push(`${m.selector}: needless load ${pct(m.needlessLoad.rate)} (${m.needlessLoad.k}/${m.needlessLoad.n}) is above --max-needless-load ${opts.maxNeedlessLoad}`);
+  }
+  if (opts.maxNeedlessLoad !== undefined) {
+    if (falseTrigger.n === 0 && t.errorsOnNegatives > 0) {
+      reasons.push(`${selector}: false triggers of ${t.skill} cannot be checked against --max-needless-load: every call on its negatives failed (${t.errorsOnNegatives} errors)`);
+    } else if (falseTrigger.rate !== null && falseTrigger.rate > opts.maxNeedlessLoad) {
+      reasons.push(`${selector}: false triggers of ${t.skill} ${pct(falseTrigger.rate)} (${falseTrigger.k}/${falseTrigger.n} negatives) is above --max-needless-load ${opts.maxNeedlessLoad}`);
     }
   }
   return reasons;

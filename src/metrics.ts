@@ -3,10 +3,14 @@
 // - a decision with `error` is a failed call: counted apart, left out of every denominator;
 // - covered request (gold set): correct when the first skill loaded is the gold one; anything else (another skill,
 //   a name outside the catalogue, nothing) is a wrong load;
-// - uncovered request (gold null): correct when nothing is loaded; any load (also of an unknown name) is needless.
+// - uncovered request (gold null): correct when nothing is loaded; any load (also of an unknown name) is needless;
+// - a request with a target (skill-creator sets): a positive (gold = target) is the same as a covered request (a load
+//   of another skill is a missed trigger); a negative (gold null) is a near miss for the target only: correct unless
+//   the target loads (another skill loading is right, counted apart as "went to another skill"), needless when it does.
 // - with repeats (--runs N) a rate is k/n over every decision, its interval on the effective sample size (`clusteredWilson`).
 import type {
   Decision,
+  TargetMetrics,
   EvalRequest,
   Failure,
   Rate,
@@ -36,9 +40,16 @@ export function loaded(d: Decision): string | null {
   return d.chosen ?? d.rawChoice ?? null;
 }
 
-/** True when the decision is right for its request (errors are neither right nor wrong: check `error` first). */
-export function isCorrect(d: Decision, gold: string | null): boolean {
-  if (gold === null) return d.chosen === null && !d.rawChoice;
+/** What a request expects: its gold, and for a skill-creator request its target. */
+export type Expected = string | null | Pick<EvalRequest, 'gold' | 'target'>;
+
+/**
+ * True when the decision is right for its request (errors are neither right nor wrong: check `error` first). Pass the
+ * request (not only its gold) so that a target request's negative is scored against its target.
+ */
+export function isCorrect(d: Decision, expected: Expected): boolean {
+  const { gold, target } = expected !== null && typeof expected === 'object' ? expected : { gold: expected, target: undefined };
+  if (gold === null) return target !== undefined ? loaded(d) !== target : d.chosen === null && !d.rawChoice;
   return d.chosen === gold;
 }
 
@@ -132,7 +143,7 @@ export function rates(pairs: { d: Decision; r: EvalRequest }[]): { accuracy: Rat
       errors++;
       continue;
     }
-    const ok = isCorrect(d, r.gold);
+    const ok = isCorrect(d, r);
     tally(correct, r.id, ok);
     tally(r.gold !== null ? wrong : needless, r.id, !ok);
   }
@@ -142,10 +153,16 @@ export function rates(pairs: { d: Decision; r: EvalRequest }[]): { accuracy: Rat
 
 // ---------------------------------------------------------------- thresholds
 
-/** One scored request: its gold and the best candidate (null when the selector had none). */
+/** One scored request: its gold (and target, for a skill-creator request) and the best candidate (null when none). */
 export interface ScoredItem {
   gold: string | null;
   top: ScoredSkill | null;
+  target?: string;
+}
+
+/** A negative's load is needless when anything loads, or for a target request only when its target loads. */
+function isNeedless(it: ScoredItem, load: string | null): boolean {
+  return it.target !== undefined ? load === it.target : load !== null;
 }
 
 /**
@@ -178,7 +195,7 @@ export function pointAt(items: ScoredItem[], threshold: number): SweepPoint {
       if (load !== it.gold) wrong++;
     } else {
       uncovered++;
-      if (load !== null) needless++;
+      if (isNeedless(it, load)) needless++;
     }
   }
   const wrongLoad = covered ? wrong / covered : null;
@@ -224,7 +241,11 @@ export function bestPoint(points: SweepPoint[]): SweepPoint | null {
 export function scoredItems(run: SelectorRun, requests: EvalRequest[]): ScoredItem[] {
   return paired(run, requests)
     .filter(({ d }) => d.error === undefined && d.scores !== undefined)
-    .map(({ d, r }) => ({ gold: r.gold, top: topOf(d.scores) }));
+    .map(({ d, r }) => scoredItem(r, topOf(d.scores)));
+}
+
+export function scoredItem(r: EvalRequest, top: ScoredSkill | null): ScoredItem {
+  return r.target !== undefined ? { gold: r.gold, top, target: r.target } : { gold: r.gold, top };
 }
 
 /** The threshold that minimises mean(wrong, needless) on these scores, or null when there is nothing to choose on. */
@@ -232,7 +253,11 @@ export function chooseThreshold(items: ScoredItem[]): number | null {
   return bestPoint(sweep(items))?.threshold ?? null;
 }
 
-/** Separability of positives and negatives by the top score. */
+/**
+ * Separability of positives and negatives by the top score (a target request's negative counts only when its top
+ * candidate is its target: any other top is right at every threshold). Undefined (null) when the set has no covered
+ * or no uncovered request: with one side missing, "load everything" or "load nothing" is trivially perfect.
+ */
 export function separability(items: ScoredItem[]): NonNullable<SelectorMetrics['separability']> {
   let lowestCorrectPositive: number | null = null;
   let highestNegative: number | null = null;
@@ -241,16 +266,17 @@ export function separability(items: ScoredItem[]): NonNullable<SelectorMetrics['
     if (it.gold !== null && it.top.name === it.gold) {
       lowestCorrectPositive = lowestCorrectPositive === null ? it.top.score : Math.min(lowestCorrectPositive, it.top.score);
     }
-    if (it.gold === null) {
+    if (it.gold === null && isNeedless(it, it.top.name)) {
       highestNegative = highestNegative === null ? it.top.score : Math.max(highestNegative, it.top.score);
     }
   }
   const points = sweep(items);
   const best = bestPoint(points);
+  const oneSided = !items.some((it) => it.gold !== null) || !items.some((it) => it.gold === null);
   return {
     lowestCorrectPositive,
     highestNegative,
-    separable: lowestCorrectPositive !== null && (highestNegative === null || lowestCorrectPositive > highestNegative),
+    separable: oneSided ? null : lowestCorrectPositive !== null && (highestNegative === null || lowestCorrectPositive > highestNegative),
     bestThreshold: best?.threshold ?? null,
     bestMean: best?.mean ?? null,
     sweep: points,
@@ -284,7 +310,7 @@ export function pessimisticRank(scores: ScoredSkill[], name: string): number | n
 export function confusion(pairs: { d: Decision; r: EvalRequest }[]): SelectorMetrics['confusion'] {
   const counts = new Map<string, { gold: string; got: string | null; count: number }>();
   for (const { d, r } of pairs) {
-    if (d.error !== undefined || r.gold === null || isCorrect(d, r.gold)) continue;
+    if (d.error !== undefined || r.gold === null || isCorrect(d, r)) continue;
     const got = loaded(d);
     const key = JSON.stringify([r.gold, got]);
     const entry = counts.get(key) ?? { gold: r.gold, got, count: 0 };
@@ -297,8 +323,9 @@ export function confusion(pairs: { d: Decision; r: EvalRequest }[]): SelectorMet
 export function failures(pairs: { d: Decision; r: EvalRequest }[]): Failure[] {
   const out: Failure[] = [];
   for (const { d, r } of pairs) {
-    if (d.error === undefined && isCorrect(d, r.gold)) continue;
+    if (d.error === undefined && isCorrect(d, r)) continue;
     const f: Failure = { requestId: r.id, text: r.text, expected: r.gold, got: loaded(d), run: d.run };
+    if (r.target !== undefined) f.target = r.target;
     if (d.scores?.[0]) f.score = d.scores[0].score;
     if (d.error !== undefined) f.error = d.error;
     out.push(f);
@@ -323,9 +350,54 @@ export function flaky(pairs: { d: Decision; r: EvalRequest }[]): NonNullable<Sel
   return out;
 }
 
-/** Share of a request's runs that loaded its gold skill (or nothing, for an uncovered request). */
-export function triggerRate(choices: (string | null)[], gold: string | null): number {
-  return choices.length ? choices.filter((c) => c === gold).length / choices.length : 0;
+/** Share of a request's runs that were right: its gold loaded (nothing for an uncovered request; not its target for a target negative). */
+export function triggerRate(choices: (string | null)[], expected: Expected): number {
+  const { gold, target } = expected !== null && typeof expected === 'object' ? expected : { gold: expected, target: undefined };
+  const right = (c: string | null) => (gold === null && target !== undefined ? c !== target : c === gold);
+  return choices.length ? choices.filter(right).length / choices.length : 0;
+}
+
+// ---------------------------------------------------------------- target skills (skill-creator sets)
+
+export const POOLED = '(pooled)';
+
+/**
+ * Each target skill's trigger rate on its positives and false-trigger rate on its negatives (with intervals, repeats
+ * clustered by request), and the loads that went to another skill, counted apart; then every target request pooled
+ * when there is more than one target. Undefined (no target request) for other request sets.
+ */
+export function targetMetrics(pairs: { d: Decision; r: EvalRequest }[]): TargetMetrics[] | undefined {
+  const targeted = pairs.filter(({ r }) => r.target !== undefined);
+  if (!targeted.length) return undefined;
+  const skills = [...new Set(targeted.map(({ r }) => r.target!))].sort();
+  const rows = skills.map((skill) => targetRow(skill, targeted.filter(({ r }) => r.target === skill)));
+  if (skills.length > 1) rows.push(targetRow(POOLED, targeted));
+  return rows;
+}
+
+function targetRow(skill: string, pairs: { d: Decision; r: EvalRequest }[]): TargetMetrics {
+  const trigger = new Map<string, Cluster>();
+  const falseTrigger = new Map<string, Cluster>();
+  let otherOnPositives = 0;
+  let otherOnNegatives = 0;
+  let errorsOnPositives = 0;
+  let errorsOnNegatives = 0;
+  for (const { d, r } of pairs) {
+    if (d.error !== undefined) {
+      if (r.gold !== null) errorsOnPositives++;
+      else errorsOnNegatives++;
+      continue;
+    }
+    const got = loaded(d);
+    const hit = got === r.target;
+    tally(r.gold !== null ? trigger : falseTrigger, r.id, hit);
+    if (got !== null && !hit) {
+      if (r.gold !== null) otherOnPositives++;
+      else otherOnNegatives++;
+    }
+  }
+  const rate = (clusters: Map<string, Cluster>) => clusteredWilson([...clusters.values()]);
+  return { skill, trigger: rate(trigger), falseTrigger: rate(falseTrigger), otherOnPositives, otherOnNegatives, errorsOnPositives, errorsOnNegatives };
 }
 
 // ---------------------------------------------------------------- everything for one run
@@ -357,5 +429,7 @@ export function computeMetrics(run: SelectorRun, requests: EvalRequest[]): Selec
   if (hasScores) metrics.recall = recall(run, requests);
   const runs = new Set(run.decisions.map((d) => d.run));
   if (runs.size > 1) metrics.flaky = flaky(pairs);
+  const targets = targetMetrics(pairs);
+  if (targets) metrics.targets = targets;
   return metrics;
 }

@@ -21,6 +21,10 @@ export interface ProviderOptions {
   maxCost?: number;
   thinking?: string;
   timeout?: number;
+  /** Seconds a call may keep retrying (rate limits included) before it is an error. */
+  maxRetryTime?: number;
+  /** Share of calls that may fail before the run is incomplete (exit 4). */
+  maxErrorRate?: number;
 }
 
 /** `--skills PATH`; without it, commands read `defaultSkillsPath()` (src/skill-folders.ts). */
@@ -45,7 +49,8 @@ export function addModelOptions(cmd: Command, opts: { providers?: string[]; what
     .addOption(new Option('--provider <id>', opts.what ?? 'model provider for model-based steps').choices(opts.providers ?? ['gemini', 'anthropic', 'openai']))
     .option('--model <id>', 'model id (default: the provider\'s cheap tool-calling model)')
     .option('--base-url <url>', 'API base URL (a proxy, a gateway, or a local OpenAI-compatible server such as Ollama or vLLM)')
-    .option('--timeout <seconds>', 'per-call timeout in seconds', parseNonNegative, 60);
+    .option('--timeout <seconds>', 'per-attempt timeout in seconds, the whole answer included', parseNonNegative, 60)
+    .option('--max-retry-time <seconds>', 'how long one call may keep retrying (rate limits included) before it is an error', parseNonNegative, 600);
 }
 
 /** The embedding provider of the similarity steps. */
@@ -66,12 +71,16 @@ export function addCacheOptions(cmd: Command, opts: { dryRun?: boolean } = {}): 
   return cmd;
 }
 
-/** Parallel calls, the spending limit and the thinking effort of the model calls. */
+export const THINKING_HELP =
+  "thinking for models that think: off, minimal, low, medium, high, xhigh, max, or a token budget; checked against the model table (default: the table's cheapest setting for the model)";
+
+/** Parallel calls, the spending limit, the thinking of the model calls, and how many may fail in a complete run. */
 export function addSpendingOptions(cmd: Command, opts: { concurrency?: string } = {}): Command {
   return cmd
     .option('-j, --concurrency <n>', opts.concurrency ?? 'parallel provider calls (default depends on the provider)', parsePositiveInt)
     .option('--max-cost <usd>', 'stop before spending more than this many dollars, keeping what was done', parseNonNegative)
-    .option('--thinking <level>', 'thinking effort for models that think: minimal, low, medium, high, or a token budget', 'minimal');
+    .option('--thinking <level>', THINKING_HELP)
+    .option('--max-error-rate <rate>', 'share of calls that may fail before the run counts as incomplete (exit 4)', parseRate, 0);
 }
 
 /** Options of every command that writes results. */

@@ -6,6 +6,7 @@ import { UserError } from './errors.js';
 import { readJsonFile } from './jsonfile.js';
 import { runAgent, type AgentClient, type AgentRun, type HarnessMode } from './harness.js';
 import { wilson } from './metrics.js';
+import { RESULTS_VERSION, resultsSkill } from './results.js';
 import type { SandboxOptions } from './sandbox.js';
 import type { Catalogue, CatalogueFormat, Decision, EvalRequest, Lane, QualityModeSummary, QualitySummary, ResultsFile, SelectorRun, Usage } from './types.js';
 
@@ -246,12 +247,12 @@ function toResults(catalogue: Catalogue, cases: QualityCase[], outcomes: CaseOut
   }));
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'eval-quality',
     createdAt: new Date().toISOString(),
     skillbenchVersion: opts.skillbenchVersion ?? '0.0.0',
     settings: { modes: opts.modes, format: opts.format ?? 'xml', maxTurns: opts.maxTurns ?? 10, judge: Boolean(opts.judge), judgeThreshold: opts.judgeThreshold ?? 0.7, cases: opts.casesFile, ...opts.settings },
-    catalogue: { source: catalogue.source, format: opts.format ?? 'xml', skills: catalogue.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })) },
+    catalogue: { source: catalogue.source, format: opts.format ?? 'xml', skills: catalogue.skills.map(resultsSkill) },
     requests,
     runs,
     quality: summarise(opts.modes, outcomes, Boolean(opts.judge), judgeCost),

@@ -5,10 +5,20 @@ import { resolve } from 'node:path';
 import { UserError } from './errors.js';
 import { writeOutputFile } from './fsutil.js';
 import { readJsonFile } from './jsonfile.js';
-import type { ResultsFile } from './types.js';
+import type { ResultsFile, ResultsSkill, Skill } from './types.js';
 
 export const RESULTS_SCHEMA = 'skillbench.results';
-export const RESULTS_VERSION = 1;
+/**
+ * 2: each skill's description (catalogue.skills[].description) and the model's answers (decisions[].calls, answer,
+ * stopReason). Version 1 files still read: every field version 2 adds is optional, so they read as files without them.
+ */
+export const RESULTS_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
+
+/** A skill as the results file records it: its name, version hash, category, and the description measured. */
+export function resultsSkill(skill: Skill): ResultsSkill {
+  return { name: skill.name, hash: skill.hash, category: skill.category, description: skill.description };
+}
 const COMMANDS = ['eval-trigger', 'suggest-eval', 'eval-quality'];
 
 export async function writeResults(path: string, results: ResultsFile): Promise<void> {
@@ -19,8 +29,8 @@ export async function readResults(path: string): Promise<ResultsFile> {
   const data = await readJsonFile(resolve(path), {
     shown: path,
     what: 'the results file',
-    readFix: 'pass the path of a file written by --json or -o FILE.json',
-    fix: 'pass a results file written by skillbench --json',
+    readFix: 'pass the path of a file written by -o FILE.json',
+    fix: 'pass a results file written by skillbench -o FILE.json',
   });
   return validateResults(data, path);
 }
@@ -28,16 +38,18 @@ export async function readResults(path: string): Promise<ResultsFile> {
 /** Checks the shape of a parsed results file; throws a UserError naming the file and the first bad field. */
 export function validateResults(data: unknown, file: string): ResultsFile {
   const bad = (field: string, expected: string): never => {
-    throw new UserError(`${file}: field "${field}" ${expected}`, 'pass a results file written by skillbench --json (version 1), or rerun to write a new one');
+    throw new UserError(`${file}: field "${field}" ${expected}`, `pass a results file written by skillbench -o FILE.json (version ${READABLE_VERSIONS.join(' or ')}), or rerun to write a new one`);
   };
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
   if (!isObj(data)) bad('(top level)', 'must be a JSON object');
   const root = data as Record<string, unknown>;
   if (root.schema !== RESULTS_SCHEMA) bad('schema', `must be "${RESULTS_SCHEMA}" (got ${JSON.stringify(root.schema)})`);
-  if (root.version !== RESULTS_VERSION) {
-    throw new UserError(`${file}: field "version" is ${JSON.stringify(root.version)}; this skillbench reads version ${RESULTS_VERSION}`,
-      'rerun the evaluation with this skillbench to write a version-1 file');
+  if (!READABLE_VERSIONS.includes(root.version as number)) {
+    throw new UserError(`${file}: field "version" is ${JSON.stringify(root.version)}; this skillbench reads versions ${READABLE_VERSIONS.join(' and ')}`,
+      typeof root.version === 'number' && root.version > RESULTS_VERSION
+        ? 'read it with the newer skillbench that wrote it, or rerun the evaluation with this one'
+        : `rerun the evaluation with this skillbench to write a version-${RESULTS_VERSION} file`);
   }
   if (typeof root.command !== 'string' || !COMMANDS.includes(root.command)) bad('command', `must be one of ${COMMANDS.join(', ')}`);
   if (typeof root.createdAt !== 'string') bad('createdAt', 'must be a string (ISO date)');
@@ -51,6 +63,8 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     const f = `catalogue.skills[${i}]`;
     if (!isObj(s)) bad(f, 'must be an object');
     for (const key of ['name', 'hash', 'category']) if (typeof (s as Record<string, unknown>)[key] !== 'string') bad(`${f}.${key}`, 'must be a string');
+    const description = (s as Record<string, unknown>).description;
+    if (description !== undefined && typeof description !== 'string') bad(`${f}.description`, 'must be a string');
   });
   if (!Array.isArray(root.requests)) bad('requests', 'must be an array');
   const ids = new Set<string>();
@@ -62,6 +76,9 @@ export function validateResults(data: unknown, file: string): ResultsFile {
     if (typeof req.text !== 'string') bad(`${f}.text`, 'must be a string');
     if (req.gold !== null && typeof req.gold !== 'string') bad(`${f}.gold`, 'must be a skill name or null');
     if (req.kind !== undefined && !['positive', 'near-miss', 'off-topic'].includes(req.kind as string)) bad(`${f}.kind`, 'must be positive, near-miss or off-topic');
+    if (req.target !== undefined && typeof req.target !== 'string') bad(`${f}.target`, 'must be a skill name');
+    if (req.target !== undefined && req.gold !== null && req.gold !== req.target) bad(`${f}.target`, 'must equal gold when gold is set');
+    if (req.candidates !== undefined && !(Array.isArray(req.candidates) && req.candidates.every((c) => typeof c === 'string'))) bad(`${f}.candidates`, 'must be a list of skill names');
     if (ids.has(req.id as string)) bad(`${f}.id`, `must be unique ("${String(req.id)}" is used twice)`);
     ids.add(req.id as string);
   });
@@ -77,12 +94,21 @@ export function validateResults(data: unknown, file: string): ResultsFile {
       if (!['fixed', 'optimistic', 'calibrated', 'default'].includes((r.threshold as Record<string, unknown>).source as string)) {
         bad(`${f}.threshold.source`, 'must be fixed, optimistic, calibrated or default');
       }
+      const inSample = (r.threshold as Record<string, unknown>).inSample;
+      if (inSample !== undefined && !(isObj(inSample) && num(inSample.shared) && num(inSample.of))) bad(`${f}.threshold.inSample`, 'must be {shared, of} (numbers)');
     }
     if (r.extraCostUsd !== undefined && !num(r.extraCostUsd)) bad(`${f}.extraCostUsd`, 'must be a number');
     if (r.ceiling !== undefined && typeof r.ceiling !== 'boolean') bad(`${f}.ceiling`, 'must be true or false');
     if (!Array.isArray(r.decisions)) bad(`${f}.decisions`, 'must be an array');
     (r.decisions as unknown[]).forEach((d, j) => validateDecision(d, `${f}.decisions[${j}]`, ids, bad, isObj, num));
   });
+  if (root.completeness !== undefined) {
+    const c = root.completeness;
+    if (!isObj(c)) bad('completeness', 'must be an object');
+    const comp = c as Record<string, unknown>;
+    for (const key of ['failed', 'total', 'maxErrorRate']) if (!num(comp[key])) bad(`completeness.${key}`, 'must be a number');
+    if (typeof comp.complete !== 'boolean') bad('completeness.complete', 'must be true or false');
+  }
   return data as ResultsFile;
 }
 
@@ -102,6 +128,8 @@ function validateDecision(
   if (dec.chosen !== null && typeof dec.chosen !== 'string') bad(`${f}.chosen`, 'must be a skill name or null');
   if (dec.rawChoice !== undefined && typeof dec.rawChoice !== 'string') bad(`${f}.rawChoice`, 'must be a string');
   if (dec.error !== undefined && typeof dec.error !== 'string') bad(`${f}.error`, 'must be a string');
+  if (dec.errorKind !== undefined && !['stop', 'call', 'budget', 'cache'].includes(dec.errorKind as string)) bad(`${f}.errorKind`, 'must be stop, call, budget or cache');
+  if (dec.stopReason !== undefined && typeof dec.stopReason !== 'string') bad(`${f}.stopReason`, 'must be a string');
   if (dec.scores !== undefined) {
     if (!Array.isArray(dec.scores)) bad(`${f}.scores`, 'must be an array');
     (dec.scores as unknown[]).forEach((s, k) => {
@@ -109,6 +137,15 @@ function validateDecision(
       if (!num((s as Record<string, unknown>).score)) bad(`${f}.scores[${k}].score`, 'must be a number');
     });
   }
+  if (dec.calls !== undefined) {
+    if (!Array.isArray(dec.calls)) bad(`${f}.calls`, 'must be an array');
+    (dec.calls as unknown[]).forEach((c, k) => {
+      if (!isObj(c) || typeof c.name !== 'string') bad(`${f}.calls[${k}].name`, 'must be a string');
+      if (!isObj((c as Record<string, unknown>).args)) bad(`${f}.calls[${k}].args`, 'must be an object');
+    });
+  }
+  if (dec.answer !== undefined && typeof dec.answer !== 'string') bad(`${f}.answer`, 'must be a string');
+  if (dec.stopReason !== undefined && typeof dec.stopReason !== 'string') bad(`${f}.stopReason`, 'must be a string');
   if (dec.usage !== undefined) {
     if (!isObj(dec.usage)) bad(`${f}.usage`, 'must be an object');
     for (const key of ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens', 'thinkingTokens']) {

@@ -73,9 +73,17 @@ export type RequestKind = 'positive' | 'near-miss' | 'off-topic';
 export interface EvalRequest {
   id: string;
   text: string;
-  /** The one skill that must be loaded, or null when none should be. */
+  /** The one skill that must be loaded, or null when none should be (or, with `target`, when the target should not). */
   gold: string | null;
   kind?: RequestKind;
+  /**
+   * A skill-creator request (`should_trigger`) is about one skill, its target: it passes when the target loads
+   * (gold = target) or does not load (gold = null). A negative is a near miss for the target only: another skill
+   * loading is right, reported apart as "went to another skill", never as a needless load.
+   */
+  target?: string;
+  /** The skills this request chooses among (its own tool list, as in BFCL or MetaTool): every selector sees only these. */
+  candidates?: string[];
 }
 
 // ---------------------------------------------------------------- providers
@@ -122,12 +130,22 @@ export interface ChatRequest {
   tools: ToolDeclaration[];
   toolChoice?: 'auto' | 'none' | 'required';
   maxOutputTokens?: number;
+  /** A preference: sent only where the model table says the model takes it (see providers/params.ts). */
   temperature?: number;
-  /** 'minimal' by default for models that think. */
-  thinking?: 'minimal' | 'low' | 'medium' | 'high' | number;
+  /** The thinking parameter as resolved from the model table (never set by callers: the client sets it). */
+  thinking?: ThinkingParam;
   /** Ask for a JSON answer matching this schema (structured output), no tools. */
   responseSchema?: JsonSchema;
 }
+
+/** A thinking setting the model takes: a token budget (Gemini 2.5 thinkingBudget, Claude extended thinking), a level
+ * (Gemini 3 thinkingLevel, OpenAI reasoning_effort, Claude effort), or Claude's adaptive thinking with an effort. */
+export type ThinkingParam = { budget: number } | { level: string } | { adaptive: string };
+
+/** How a response ended, normalised across providers: `stop` (an answer), `tool` (a tool call), or a reason the
+ * answer is missing or cut: `length` (output cap), `safety` (blocked), `refusal`, `malformed` (a broken tool call),
+ * `other`. */
+export type StopKind = 'stop' | 'tool' | 'length' | 'safety' | 'refusal' | 'malformed' | 'other';
 
 export interface Usage {
   /** All input tokens of the call, cached ones included. */
@@ -145,7 +163,10 @@ export interface ChatResponse {
   calls: FunctionCall[];
   text: string;
   usage: Usage;
+  /** The provider's own stop reason (finishReason, stop_reason, finish_reason). */
   stopReason?: string;
+  /** The stop reason normalised (see StopKind); absent in cache entries written before it existed. */
+  stopKind?: StopKind;
   /** Provider-native assistant content, kept for the history. */
   raw?: unknown;
 }
@@ -157,7 +178,7 @@ export interface ChatProvider {
   model: string;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
   /** Exact input token count of a request, where the provider has an API for it. */
-  countTokens?(req: ChatRequest): Promise<number>;
+  countTokens?(req: ChatRequest, signal?: AbortSignal): Promise<number>;
 }
 
 export type EmbeddingRole = 'document' | 'query';
@@ -191,8 +212,18 @@ export interface Decision {
   rawChoice?: string;
   /** A failed call: counted apart, never as "none". */
   error?: string;
+  /** Why the call failed: `stop` (the model stopped without deciding: length, safety, refusal, ...; see stopReason),
+   * `call` (an HTTP or connection failure after retries), `budget` (--max-cost), `cache` (--cache-only miss). */
+  errorKind?: 'stop' | 'call' | 'budget' | 'cache';
   /** Score-based selectors: candidates, best first (at least the top 5). */
   scores?: ScoredSkill[];
+  /** Model selectors (results version 2): the tool calls of the answer, as the model made them. */
+  calls?: { name: string; args: Record<string, unknown> }[];
+  /** Model selectors (results version 2): the text of the answer (what the model said instead of, or beside, a call). */
+  answer?: string;
+  /** Model selectors: why the answer ended: as the provider said (end_turn, tool_use, STOP, ...) for an answer; for
+   * an error row of kind `stop`, the normalised reason (length, safety, refusal, malformed, other). */
+  stopReason?: string;
   usage?: Usage;
   costUsd?: number;
   cached?: boolean;
@@ -210,6 +241,8 @@ export interface ThresholdInfo {
   source: 'fixed' | 'optimistic' | 'calibrated' | 'default';
   /** Where the value was chosen: the --calibrate request file (calibrated), or the --baseline results file (fixed by --threshold baseline). */
   calibrationFile?: string;
+  /** calibrated: the calibration set shares `shared` of its `of` requests (same text) with the requests scored: in-sample. */
+  inSample?: { shared: number; of: number };
 }
 
 export interface SelectorRun {
@@ -227,19 +260,46 @@ export interface SelectorRun {
   decisions: Decision[];
 }
 
+/** How much of the run was measured (see src/completeness.ts). */
+export interface Completeness {
+  /** Decisions that are errors (cache misses of --cache-only not counted: they end the run as bad input). */
+  failed: number;
+  total: number;
+  /** --max-error-rate. */
+  maxErrorRate: number;
+  /** failed / total <= maxErrorRate. An incomplete run passes no gate. */
+  complete: boolean;
+  /** Failures by kind: call, budget, "stopped: length", ... */
+  byKind?: Record<string, number>;
+  /** Why the run stopped calling early (the fail-fast breaker), when it did. */
+  stopped?: string;
+}
+
+/** One skill of the catalogue a results file was measured on. */
+export interface ResultsSkill {
+  name: string;
+  hash: string;
+  category: string;
+  /** Version 2: the description as measured, so that a later comparison can show what changed (absent in version 1). */
+  description?: string;
+}
+
 export interface ResultsFile {
   schema: 'skillbench.results';
-  version: 1;
+  /** 2 adds the skills' descriptions and the model's answers; a version-1 file reads as one without them. */
+  version: 1 | 2;
   command: 'eval-trigger' | 'suggest-eval' | 'eval-quality';
   createdAt: string;
   skillbenchVersion: string;
   /** Every option that shaped the run. */
   settings: Record<string, unknown>;
-  catalogue: { source: string; format?: CatalogueFormat; skills: { name: string; hash: string; category: string }[] };
+  catalogue: { source: string; format?: CatalogueFormat; skills: ResultsSkill[] };
   requests: EvalRequest[];
   runs: SelectorRun[];
   /** Baseline comparison, when one was run. */
   gate?: GateVerdict;
+  /** How much was measured; an incomplete run passes no gate (absent in files written before it existed). */
+  completeness?: Completeness;
   tokenAudit?: TokenAudit;
   /** eval-quality: per-mode answer quality and cost (each run's decisions carry the per-case details). */
   quality?: QualitySummary;
@@ -299,6 +359,8 @@ export interface Failure {
   requestId: string;
   text: string;
   expected: string | null;
+  /** A skill-creator request's target (expected null then means "not the target"). */
+  target?: string;
   got: string | null;
   score?: number;
   error?: string;
@@ -318,7 +380,8 @@ export interface SelectorMetrics {
   separability?: {
     lowestCorrectPositive: number | null;
     highestNegative: number | null;
-    separable: boolean;
+    /** null: undefined, the set has no uncovered requests (nothing to separate) or no correctly ranked positive. */
+    separable: boolean | null;
     bestThreshold: number | null;
     bestMean: number | null;
     sweep: SweepPoint[];
@@ -329,6 +392,46 @@ export interface SelectorMetrics {
   failures: Failure[];
   /** --runs > 1: per request trigger rate and flips. */
   flaky?: { requestId: string; text: string; choices: (string | null)[] }[];
+  /** Requests with a target (skill-creator sets): each target skill's figures, then every target pooled. */
+  targets?: TargetMetrics[];
+}
+
+/** One target skill's figures on its skill-creator requests (errors left out of every rate). */
+export interface TargetMetrics {
+  /** The target skill, or '(pooled)' for every target request together. */
+  skill: string;
+  /** Positives where the target loaded. */
+  trigger: Rate;
+  /** Negatives where the target loaded. */
+  falseTrigger: Rate;
+  /** Decisions that loaded a skill other than the target (or a name outside the catalogue), on positives and on negatives. */
+  otherOnPositives: number;
+  otherOnNegatives: number;
+  /** Failed calls, counted apart (left out of the rates). */
+  errorsOnPositives: number;
+  errorsOnNegatives: number;
+}
+
+/** One skill's correct loads against the baseline (the per-skill gate). */
+export interface SkillLoss {
+  selector: string;
+  skill: string;
+  /** Paired requests of the skill (gold = skill) with an outcome in both runs. */
+  paired: number;
+  /** Correct in the baseline, and now. */
+  before: number;
+  after: number;
+  /** Correct in the baseline and wrong now; wrong in the baseline and right now. */
+  lost: number;
+  gained: number;
+  /**
+   * The run-to-run loss rate seen on the other skills' requests (lost / correct in the baseline, add-half estimate):
+   * what noise alone takes from a request that was right.
+   */
+  noise: number;
+  /** P(at least `lost` of `before` requests lost by noise alone): binomial tail at `noise`. */
+  pValue: number;
+  failed: boolean;
 }
 
 export interface GateVerdict {
@@ -337,6 +440,8 @@ export interface GateVerdict {
   /** Per selector: requests whose outcome changed against the baseline. */
   flips: { selector: string; requestId: string; text: string; before: string | null; after: string | null; nowCorrect: boolean }[];
   mcnemar?: { selector: string; better: number; worse: number; pValue: number }[];
+  /** Per selector and skill: skills whose correct loads fell (the per-skill gate), worst first. */
+  skills?: SkillLoss[];
   /** What the comparison left out and why (requests or selectors in one file only, requests whose calls failed). */
   notes?: string[];
 }
@@ -375,10 +480,14 @@ export interface Lane {
   outputTokens: number;
   costUsd: number;
   errors: number;
+  /** A lane that calls no model (offline selectors): no tokens, dollars, cache hits or calls in flight to show. */
+  offline?: boolean;
+  /** What the lane is doing before it counts anything (e.g. "loading the offline model (first run only)"). */
+  status?: string;
 }
 
 export interface Progress {
-  lane(name: string, total: number): Lane;
+  lane(name: string, total: number, opts?: { offline?: boolean }): Lane;
   /** Ends the live view; the final tables are printed after. */
   stop(): void;
 }

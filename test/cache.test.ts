@@ -28,8 +28,13 @@ async function tempDir(): Promise<string> {
 /** Transpiles the client and what it imports (no type check: tsc does that) into a folder under the project. */
 async function buildClient(): Promise<string> {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-cache-test-${process.pid}`);
-  const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts'];
-  for (const f of await readdir(path.join(root, 'src', 'providers'))) if (f.endsWith('.ts')) files.push(`providers/${f}`);
+  const files = ['client.ts', 'cache.ts', 'fsutil.ts', 'errors.ts', 'options.ts', 'types.ts', 'secrets.ts'];
+  for (const dir of ['providers', 'client']) {
+    for (const f of await readdir(path.join(root, 'src', dir))) if (f.endsWith('.ts')) files.push(`${dir}/${f}`);
+  }
+  // The model table, where providers/models.js looks for it (../../data from its folder).
+  await mkdir(path.join(out, '..', 'data'), { recursive: true });
+  await writeFile(path.join(out, '..', 'data', 'models.json'), await readFile(path.join(root, 'data', 'models.json')));
   for (const f of files) {
     const src = await readFile(path.join(root, 'src', f), 'utf8');
     const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;

@@ -21,6 +21,7 @@ import {
 import { ProviderError, UserError } from '../src/errors.js';
 import type { ProviderOptions } from '../src/options.js';
 import { costOf } from '../src/providers/pricing.js';
+import { defaultModel } from '../src/providers/models.js';
 import type { Lane, ProviderId } from '../src/types.js';
 import { anthropic, fault, gemini, openai, script, startWireServer, type Api, type Reply, type WireServer } from './support/wire-server.js';
 
@@ -150,7 +151,7 @@ describe('retries and faults (every provider)', () => {
 });
 
 describe('retry budget and backoff', () => {
-  it('a 429 with a server delay is a queue: it has its own retry budget; without a delay it counts as a failure', async () => {
+  it('a 429 is a queue: retried past maxRetries, bounded by time (--max-retry-time), not by a count', async () => {
     const paced = fault.status(429, { headers: { 'retry-after-ms': '5' } });
     server.setHandlers({ openai: script(...Array.from({ length: 8 }, () => paced), ok.openai) });
     const c = await client('openai'); // maxRetries 3
@@ -159,10 +160,17 @@ describe('retry budget and backoff', () => {
     expect(hitsOf('openai') - before).toBe(9);
     expect(c.stats().retries).toBe(8);
 
+    // Without a delay the client backs off on its own, and still does not give up after maxRetries.
     server.setHandlers({ openai: script(fault.status(429), fault.status(429), fault.status(429), fault.status(429), ok.openai) });
-    const err = await c.chat(req('bare 429s')).catch((e: unknown) => e);
+    await c.chat(req('bare 429s'));
+
+    // Out of time: the last 429 is the error, and says so.
+    server.setHandlers({ openai: script(paced) });
+    const short = await client('openai', {}, { ...FAST, retryDeadlineMs: 60 });
+    const err = await short.chat(req('endless 429s')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).status).toBe(429);
+    expect((err as Error).message).toMatch(/out of --max-retry-time/);
   });
 
   it('an authentication failure is not retried and says where the key comes from', async () => {
@@ -186,7 +194,7 @@ describe('retry budget and backoff', () => {
   });
 
   it('backs off exponentially with jitter, capped, and follows a server delay', () => {
-    const policy = { maxRetries: 5, maxRateLimitRetries: 30, baseMs: 100, maxMs: 1000 };
+    const policy = { maxRetries: 5, maxConnectionRetries: 1, baseMs: 100, maxMs: 1000, deadlineMs: 600_000 };
     for (let i = 0; i < 50; i++) {
       for (const [attempt, full] of [[0, 100], [1, 200], [2, 400], [3, 800], [6, 1000]] as const) {
         const d = backoffMs(attempt, policy);
@@ -198,7 +206,7 @@ describe('retry budget and backoff', () => {
       expect(s).toBeLessThanOrEqual(300 + 75);
       expect(backoffMs(0, policy, 60_000)).toBe(1000);
     }
-    expect(retryPolicy({}, {})).toEqual({ maxRetries: 5, maxRateLimitRetries: 30, baseMs: 1000, maxMs: 60_000 });
+    expect(retryPolicy({}, {})).toEqual({ maxRetries: 5, maxConnectionRetries: 1, baseMs: 1000, maxMs: 60_000, deadlineMs: 600_000 });
     expect(retryPolicy({}, { SKILLBENCH_RETRY_BASE_MS: '5' }).baseMs).toBe(5);
     expect(retryPolicy({ retryBaseMs: 7 }, { SKILLBENCH_RETRY_BASE_MS: '5' }).baseMs).toBe(7);
     expect(retryPolicy({}, { SKILLBENCH_RETRY_BASE_MS: 'soon' }).baseMs).toBe(1000);
@@ -376,12 +384,12 @@ describe('keys and provider resolution', () => {
   it('resolves --base-url over the variable, defaults per provider, and rejects a bad --thinking', () => {
     const env = { ...ENV, OPENAI_BASE_URL: 'http://proxy.example/v1/' };
     expect(resolveConfig({ provider: 'openai', cacheDir: 'x', cache: true }, env)).toMatchObject({
-      baseUrl: 'http://proxy.example/v1', model: 'gpt-4o-mini', concurrency: 2, timeoutMs: 60_000, keyVariable: 'OPENAI_API_KEY',
+      baseUrl: 'http://proxy.example/v1', model: defaultModel('openai')!.id, concurrency: 2, timeoutMs: 60_000, keyVariable: 'OPENAI_API_KEY',
     });
     expect(resolveConfig({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', cacheDir: 'x', cache: true, concurrency: 7, timeout: 2.5 }, env)).toMatchObject({
       baseUrl: 'http://127.0.0.1:9/v1', concurrency: 7, timeoutMs: 2500,
     });
-    expect(resolveConfig({ provider: 'anthropic', cacheDir: 'x', cache: true }, ENV)).toMatchObject({ model: 'claude-haiku-4-5', concurrency: 4 });
+    expect(resolveConfig({ provider: 'anthropic', cacheDir: 'x', cache: true }, ENV)).toMatchObject({ model: defaultModel('anthropic')!.id, concurrency: 4 });
     expect(resolveConfig({ cacheDir: 'x', cache: true }, { GOOGLE_API_KEY: 'g' })).toMatchObject({ provider: 'gemini', keyVariable: 'GOOGLE_API_KEY' });
     expect(() => resolveConfig({ cacheDir: 'x', cache: true }, {})).toThrow(UserError);
     expect(parseThinking('2048')).toBe(2048);

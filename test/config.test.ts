@@ -119,7 +119,7 @@ describe('the config file: errors name the file, the line, the field and the fix
     ['skillbench.config.json', '{"runs": 1.5}', /skillbench\.config\.json:1: field `runs` must be a whole number \(got 1\.5\)/, /"runs": 3/],
     ['skillbench.config.json', '{"provider": "mistral"}', /field `provider` must be one of gemini, anthropic, openai \(got "mistral"\)/, /"provider": "anthropic"/],
     ['skillbench.config.json', '{"outputs": ["report.pdf"]}', /field `outputs\[0\]` must be a file name ending in \.json, \.html, \.md, \.xml or \.csv/, /"outputs": \[/],
-    ['skillbench.config.json', '{"thinking": "max"}', /field `thinking` must be minimal, low, medium, high, or a token budget/, /"thinking": "minimal"/],
+    ['skillbench.config.json', '{"thinking": "maximum"}', /field `thinking` must be off, minimal, low, medium, high, xhigh, max, or a token budget, checked against the model table/, /"thinking": "low"/],
     ['skillbench.config.json', '{"validate": {"rules": {"SB015": "silent"}}}', /field `validate\.rules\.SB015` must be one of off, warning, error/, /SB013/],
     ['skillbench.config.json', '{"skills": "catalogue",}', /skillbench\.config\.json: not valid JSON/, /fix the JSON syntax/],
     ['skillbench.config.yaml', 'skills: catalogue\n  requests: x\n', /skillbench\.config\.yaml:2: not valid YAML/, /indent with spaces/],

@@ -38,7 +38,7 @@ describe('terminal report', () => {
   const text = renderTerminalReport(r, metrics);
 
   it('has one row per selector with rate, interval and counts, errors and tokens', () => {
-    expect(text).toMatch(/│ similarity │\s+30 │ 16\.7% 5\/30\s+│ 75\.0% \[53\.1-88\.8\] 15\/20 │ 100\.0% \[72\.2-100\.0\] 10\/10/); // 15..19 right; 20..29 needless
+    expect(text).toMatch(/│ similarity │\s+30 │ 16\.7% 5\/30\s+│ 75\.0% 15\/20 \[53\.1-88\.8\]\s+│ 100\.0% 10\/10 \[72\.2-100\.0\]/); // 15..19 right; 20..29 needless
     expect(text).toMatch(/│ model\s+│\s+30 │ 100\.0% 29\/29 .*│\s+1 │\s+1,200 │\s+\$0\.00600 │/);
     expect(text).toContain('threshold applied: 0.500 (calibrated on other.json)');
     expect(text).toMatch(/lowest score of a correctly ranked positive 0\.033; highest score of a negative 0\.967: NOT separable/);
@@ -56,14 +56,15 @@ describe('terminal report', () => {
   it('says when explicit loaded nothing because no request names a skill, and only then', () => {
     const note = /explicit: no request names a skill/;
     expect(text).not.toMatch(note);
-    const withExplicit = (decide: (i: number) => { chosen: string | null; rawChoice?: string }): string => {
+    const withExplicit = (decide: (i: number) => { chosen: string | null; rawChoice?: string; detail?: Record<string, unknown> }): string => {
       const x = results();
       x.runs.push({ selector: 'explicit', kind: 'decision', decisions: requests.map((q, i) => ({ requestId: q.id, run: 0, ...decide(i) })) });
       return renderTerminalReport(x, x.runs.map((run) => computeMetrics(run, x.requests)));
     };
-    expect(withExplicit(() => ({ chosen: null }))).toMatch(note);
+    expect(withExplicit(() => ({ chosen: null }))).toMatch(/explicit\s+no request names a skill/);
     expect(withExplicit((i) => ({ chosen: i === 0 ? 'A' : null }))).not.toMatch(note);
     expect(withExplicit((i) => (i === 0 ? { chosen: null, rawChoice: 'nope' } : { chosen: null }))).not.toMatch(note);
+    expect(withExplicit((i) => (i === 0 ? { chosen: null, detail: { unresolved: 'nope' } } : { chosen: null }))).not.toMatch(note);
   });
   it('cuts a long request id in the failure table and prints the gate notes', () => {
     const x = results();
@@ -85,7 +86,7 @@ describe('terminal report', () => {
   });
   it('writes a rate with its interval and counts, or a dash for none', () => {
     expect(rateCell(wilson(3, 4))).toBe('75.0% [30.1-95.4] 3/4');
-    expect(rateCell(wilson(0, 0))).toBe('- 0/0');
+    expect(rateCell(wilson(0, 0))).toBe('undefined 0/0');
     // --runs N: the effective sample size behind a widened interval is shown; a design effect of 1 changes nothing.
     expect(rateCell({ ...wilson(3, 4), effectiveN: 6.4, designEffect: 1.875 })).toBe('75.0% [30.1-95.4] 3/4 (eff. n 6.4)');
     expect(rateCell({ ...wilson(3, 4), effectiveN: 4, designEffect: 1 })).toBe('75.0% [30.1-95.4] 3/4');

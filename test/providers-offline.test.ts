@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../src/client.js';
 import { createBm25 } from '../src/providers/bm25.js';
-import { canonicalModel, costOf, isLocalBaseUrl, PRICES, priceOf } from '../src/providers/pricing.js';
+import { canonicalModel, costAt, costOf, isLocalBaseUrl, priceOf } from '../src/providers/pricing.js';
+import { modelTable } from '../src/providers/models.js';
 import { createUseEmbedder, USE_MODEL } from '../src/providers/use.js';
 
 const skills = [
@@ -139,34 +140,39 @@ describe.skipIf(!existsSync(path.join(ROOT, 'dist/cli.js')))('offline selectors 
   }, 90_000);
 });
 
-describe('pricing', () => {
-  it('has a date and a source for every price, and prices the models it names', () => {
-    for (const table of Object.values(PRICES)) {
-      for (const p of Object.values(table)) {
-        if (!p) continue;
-        expect(p.asOf).toMatch(/^\d{4}-\d{2}$/);
-        expect(p.source).toMatch(/^https:\/\//);
-      }
+describe('pricing, from the model table', () => {
+  const table = modelTable();
+  it('every price has its row\'s date and source; ids, aliases and dated snapshots find the row', () => {
+    for (const row of table.models.filter((m) => m.prices)) {
+      const p = priceOf(row.provider, row.id)!;
+      expect(p).toMatchObject({ input: row.prices!.input, output: row.prices!.output });
+      expect(p.asOf).toMatch(/^\d{4}-\d{2}(-\d{2})?$/);
+      expect(p.source).toMatch(/^https?:\/\//);
+      for (const alias of row.aliases) expect(priceOf(row.provider, alias)).toEqual(p);
+      expect(priceOf(row.provider, `${row.id}-20260101`)).toEqual(p);
     }
-    expect(priceOf('gemini', 'gemini-2.5-flash')).toMatchObject({ input: 0.3, output: 2.5 });
-    expect(priceOf('anthropic', 'claude-haiku-4-5-20251001')).toMatchObject({ input: 1, cacheWrite: 1.25, cachedInput: 0.1, output: 5 });
-    expect(priceOf('openai', 'gpt-4o-mini')).toMatchObject({ input: 0.15, output: 0.6 });
-    expect(canonicalModel('models/gemini-2.5-flash')).toBe('gemini-2.5-flash');
+    expect(canonicalModel('models/gemini-3.5-flash-lite')).toBe('gemini-3.5-flash-lite');
+    expect(canonicalModel('claude-haiku-4-5@20251001')).toBe('claude-haiku-4-5');
   });
 
   it('an unknown model is price unknown (null), never invented; a loopback server is free', () => {
-    expect(priceOf('anthropic', 'claude-sonnet-4-6')).toBeNull();
+    expect(priceOf('anthropic', 'claude-unknown-9')).toBeNull();
     expect(priceOf('openai', 'llama3.2:3b')).toBeNull();
     expect(priceOf('openai', 'llama3.2:3b', { baseUrl: 'http://localhost:11434/v1' })).toMatchObject({ input: 0, output: 0 });
     expect(isLocalBaseUrl('http://127.0.0.1:8000/v1')).toBe(true);
     expect(isLocalBaseUrl('https://openrouter.ai/api/v1')).toBe(false);
     const usage = { inputTokens: 1_000_000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, thinkingTokens: 0 };
-    expect(costOf('anthropic', 'claude-sonnet-4-6', usage)).toBe(0);
+    expect(costOf('anthropic', 'claude-unknown-9', usage)).toBe(0);
   });
 
-  it('bills uncached input, cache reads, cache writes and output (thinking included) apart', () => {
-    const usage = { inputTokens: 1_500_000, cachedInputTokens: 1_000_000, cacheWriteTokens: 200_000, outputTokens: 100_000, thinkingTokens: 100_000 };
-    // 300k uncached * 3 + 1M * 0.3 + 200k * 3.75 + 200k * 15 = 0.9 + 0.3 + 0.75 + 3
-    expect(costOf('anthropic', 'claude-sonnet-4-5', usage)).toBeCloseTo(4.95, 10);
+  it('bills uncached input, cache reads, cache writes and output (thinking included) apart, and long prompts at their tier', () => {
+    const price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15, asOf: '2026-12-01', source: 'test', tiers: [{ aboveInputTokens: 200_000, input: 6, cachedInput: 0.6, cacheWrite: 7.5, output: 22.5 }] };
+    const short = { inputTokens: 150_000, cachedInputTokens: 100_000, cacheWriteTokens: 20_000, outputTokens: 10_000, thinkingTokens: 10_000 };
+    // 30k uncached * 3 + 100k * 0.3 + 20k * 3.75 + 20k * 15 = 0.09 + 0.03 + 0.075 + 0.3
+    expect(costAt(price, short)).toBeCloseTo(0.495, 10);
+    const long = { ...short, inputTokens: 250_000 };
+    // 130k uncached * 6 + 100k * 0.6 + 20k * 7.5 + 20k * 22.5 = 0.78 + 0.06 + 0.15 + 0.45
+    expect(costAt(price, long)).toBeCloseTo(1.44, 10);
   });
 });
+

@@ -1,7 +1,7 @@
 // Wire-level tests of the three chat providers: the real SDKs, pointed by base URL at the local wire server.
 // They assert what the SDKs actually send and how scripted answers are parsed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnthropicProvider } from '../src/providers/anthropic.js';
+import { createAnthropicProvider, thinkingFor as anthropicThinking } from '../src/providers/anthropic.js';
 import { createGeminiEmbedder, createGeminiProvider, thinkingConfigFor } from '../src/providers/gemini.js';
 import { createOpenAIEmbedder, createOpenAIProvider, toParams as openaiParams } from '../src/providers/openai.js';
 import type { ChatRequest, ToolDeclaration } from '../src/types.js';
@@ -44,12 +44,12 @@ describe('gemini provider through @google/genai', () => {
       gemini: script(gemini.functionCall('activate_skill', { name: 'pdf' }, { input: 812, output: 7, cachedInput: 512, thinking: 3 }, { thoughtSignature: 'c2lnbmF0dXJl' })),
     });
     const before = server.requests.length;
-    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash', timeoutMs: 5000 });
-    const res = await p.chat(request('gemini-2.5-flash'));
+    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash-lite', timeoutMs: 5000 });
+    const res = await p.chat(request('gemini-2.5-flash-lite', { thinking: { budget: 0 } }));
 
     const sent = server.requests.slice(before);
     expect(sent).toHaveLength(1); // no automatic second call after the function call
-    expect(sent[0]!.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(sent[0]!.path).toBe('/v1beta/models/gemini-2.5-flash-lite:generateContent');
     expect(sent[0]!.headers['x-goog-api-key']).toBe(KEY);
     const body = sent[0]!.body;
     const decl = body.tools[0].functionDeclarations[0];
@@ -67,6 +67,7 @@ describe('gemini provider through @google/genai', () => {
     expect(res.calls).toEqual([{ id: 'gemini-call-0', name: 'activate_skill', args: { name: 'pdf' } }]);
     expect(res.usage).toEqual({ inputTokens: 812, cachedInputTokens: 512, cacheWriteTokens: 0, outputTokens: 7, thinkingTokens: 3 });
     expect(res.stopReason).toBe('STOP');
+    expect(res.stopKind).toBe('tool');
   });
 
   it('replays the model content verbatim (thought signature) and sends tool results as functionResponse', async () => {
@@ -77,10 +78,11 @@ describe('gemini provider through @google/genai', () => {
       ),
     });
     const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-3-flash-preview', timeoutMs: 5000 });
-    const first = await p.chat(request('gemini-3-flash-preview'));
+    const first = await p.chat(request('gemini-3-flash-preview', { thinking: { level: 'minimal' } }));
     const before = server.requests.length;
     const second = await p.chat(
       request('gemini-3-flash-preview', {
+        thinking: { level: 'minimal' },
         messages: [
           { role: 'user', content: 'Fill in this PDF form' },
           { role: 'assistant', text: first.text, calls: first.calls, raw: first.raw },
@@ -102,10 +104,14 @@ describe('gemini provider through @google/genai', () => {
     expect(second.calls).toEqual([]);
   });
 
-  it('a malformed function call is an error, not "no call"', async () => {
+  it('a malformed function call, a length stop and a blocked prompt are stop kinds, never a plain answer', async () => {
+    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-3.5-flash-lite', timeoutMs: 5000 });
     server.setHandlers({ gemini: script(gemini.content([], { input: 50, output: 0 }, 'MALFORMED_FUNCTION_CALL')) });
-    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash', timeoutMs: 5000 });
-    await expect(p.chat(request('gemini-2.5-flash'))).rejects.toMatchObject({ name: 'ProviderError', retryable: false, message: expect.stringMatching(/MALFORMED_FUNCTION_CALL/) });
+    expect(await p.chat(request('gemini-3.5-flash-lite'))).toMatchObject({ calls: [], stopKind: 'malformed', stopReason: 'MALFORMED_FUNCTION_CALL' });
+    server.setHandlers({ gemini: script(gemini.content([{ text: 'I would' }], { input: 50, output: 512 }, 'MAX_TOKENS')) });
+    expect(await p.chat(request('gemini-3.5-flash-lite'))).toMatchObject({ calls: [], stopKind: 'length' });
+    server.setHandlers({ gemini: script({ status: 200, body: { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 50 } } }) });
+    expect(await p.chat(request('gemini-3.5-flash-lite'))).toMatchObject({ calls: [], stopKind: 'safety', stopReason: 'SAFETY' });
   });
 
   it('asks for structured output with responseJsonSchema and no tools', async () => {
@@ -113,7 +119,7 @@ describe('gemini provider through @google/genai', () => {
     const before = server.requests.length;
     const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash-lite', timeoutMs: 5000 });
     const schema = { type: 'object', properties: { skill: { type: 'string' }, confidence: { type: 'number' } } };
-    const res = await p.chat(request('gemini-2.5-flash-lite', { responseSchema: schema, thinking: 'high' }));
+    const res = await p.chat(request('gemini-2.5-flash-lite', { responseSchema: schema, thinking: { budget: 24576 } }));
     const body = server.requests[before]!.body;
     expect(body.generationConfig.responseMimeType).toBe('application/json');
     expect(body.generationConfig.responseJsonSchema).toEqual(schema);
@@ -125,10 +131,10 @@ describe('gemini provider through @google/genai', () => {
   it('counts the tokens of a whole request (system and tools included) with :countTokens', async () => {
     server.setHandlers({ gemini: script(gemini.countTokens(1234)) });
     const before = server.requests.length;
-    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-2.5-flash', timeoutMs: 5000 });
-    expect(await p.countTokens!(request('gemini-2.5-flash'))).toBe(1234);
+    const p = createGeminiProvider({ apiKey: KEY, baseUrl: server.url, model: 'gemini-3.5-flash-lite', timeoutMs: 5000 });
+    expect(await p.countTokens!(request('gemini-3.5-flash-lite'))).toBe(1234);
     const sent = server.requests[before]!;
-    expect(sent.path).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(sent.path).toBe('/v1beta/models/gemini-3.5-flash-lite:countTokens');
     expect(sent.body.generateContentRequest.systemInstruction.parts).toHaveLength(2);
     expect(sent.body.generateContentRequest.tools[0].functionDeclarations[0].name).toBe('activate_skill');
   });
@@ -220,7 +226,7 @@ describe('anthropic provider through @anthropic-ai/sdk', () => {
     server.setHandlers({ anthropic: (req) => (req.method === 'count_tokens' ? anthropic.countTokens(2048) : anthropic.text('ok')) });
     const before = server.requests.length;
     const p = createAnthropicProvider({ apiKey: KEY, baseUrl: server.url, model: 'claude-opus-4-5', timeoutMs: 5000 });
-    await p.chat(request('claude-opus-4-5', { thinking: 'medium', maxOutputTokens: 100 }));
+    await p.chat(request('claude-opus-4-5', { thinking: { budget: 4096 }, maxOutputTokens: 100 }));
     const body = server.requests[before]!.body;
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
     expect(body.max_tokens).toBeGreaterThan(4096);
@@ -292,21 +298,25 @@ describe('openai-compatible provider through openai', () => {
   });
 });
 
-describe('thinking settings per model', () => {
-  it('gemini: levels for 3.x (Pro has LOW/HIGH only), budgets for 2.5, nothing for models that do not think', () => {
-    expect(thinkingConfigFor('gemini-3-flash-preview', 'minimal')).toEqual({ thinkingLevel: 'MINIMAL' });
-    expect(thinkingConfigFor('gemini-3-pro-preview', 'minimal')).toEqual({ thinkingLevel: 'LOW' });
-    expect(thinkingConfigFor('gemini-3-pro-preview', 'medium')).toEqual({ thinkingLevel: 'HIGH' });
-    expect(thinkingConfigFor('models/gemini-2.5-pro', 'minimal')).toEqual({ thinkingBudget: 128 });
-    expect(thinkingConfigFor('gemini-2.5-flash-lite', 512)).toEqual({ thinkingBudget: 512 });
-    expect(thinkingConfigFor('gemini-2.0-flash', 'high')).toBeUndefined();
+describe('thinking parameters on the wire', () => {
+  it('gemini: a level is thinkingLevel, a budget is thinkingBudget, nothing is nothing', () => {
+    expect(thinkingConfigFor({ level: 'low' })).toEqual({ thinkingLevel: 'LOW' });
+    expect(thinkingConfigFor({ budget: 512 })).toEqual({ thinkingBudget: 512 });
+    expect(thinkingConfigFor(undefined)).toBeUndefined();
   });
 
-  it('openai: reasoning_effort only for reasoning models on api.openai.com (o-series: low at least)', () => {
-    const base = { system: [], messages: [{ role: 'user' as const, content: 'x' }], tools: [], thinking: 'minimal' as const, maxOutputTokens: 50 };
-    expect(openaiParams({ ...base, model: 'gpt-5-mini' }, true)).toMatchObject({ reasoning_effort: 'minimal', max_completion_tokens: 50 });
-    expect(openaiParams({ ...base, model: 'o4-mini' }, true).reasoning_effort).toBe('low');
+  it('openai: a level is reasoning_effort; a request without one sends none; temperature only when set', () => {
+    const base = { system: [], messages: [{ role: 'user' as const, content: 'x' }], tools: [], maxOutputTokens: 50 };
+    expect(openaiParams({ ...base, model: 'gpt-6-luna', thinking: { level: 'none' } }, true)).toMatchObject({ reasoning_effort: 'none', max_completion_tokens: 50 });
     expect(openaiParams({ ...base, model: 'gpt-4o-mini' }, true).reasoning_effort).toBeUndefined();
-    expect(openaiParams({ ...base, model: 'gpt-5-mini' }, false).reasoning_effort).toBeUndefined();
+    expect(openaiParams({ ...base, model: 'local' }, false)).toMatchObject({ max_tokens: 50 });
+    expect(openaiParams({ ...base, model: 'local' }, false).temperature).toBeUndefined();
+  });
+
+  it('anthropic: a budget is extended thinking, adaptive carries its effort, a bare level is an effort', () => {
+    expect(anthropicThinking({ budget: 2048 })).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(anthropicThinking({ adaptive: 'low' })).toEqual({ thinking: { type: 'adaptive' }, effort: 'low' });
+    expect(anthropicThinking({ level: 'medium' })).toEqual({ effort: 'medium' });
+    expect(anthropicThinking({ budget: 0 })).toEqual({});
   });
 });

@@ -1,6 +1,8 @@
 // The HTML report opened in headless Chromium (Debian's /usr/bin/chromium through playwright-core; no browser
 // download): no console error, no network request but the file itself, the figures in the page equal
-// computeMetrics, and the failure filter works. Skipped, with a message, where Chromium is not installed.
+// computeMetrics, and the Requests section works: every request against every selector, the drill-down, the filters,
+// search and sort, and the comparison with a baseline (changed descriptions, score moves). Skipped, with a message,
+// where Chromium is not installed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,8 +14,10 @@ import { computeMetrics } from '../src/metrics.js';
 import { compareToBaseline } from '../src/gate.js';
 import { readResults } from '../src/results.js';
 import { renderOutput, writeOutputs } from '../src/report/index.js';
+import { outcomeOf } from '../src/report/format.js';
+import { loadCatalogue } from '../src/catalogue.js';
 import { runCli } from './support/cli.js';
-import type { ResultsFile } from '../src/types.js';
+import type { Decision, ResultsFile } from '../src/types.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -174,23 +178,185 @@ describe.skipIf(!haveChromium)('HTML report in headless Chromium', () => {
     await page.close();
   });
 
-  it('filters the failures by text and by selector', async () => {
-    const { page, problems } = await open(demo, 'filter.html');
-    const failures = demo.runs.flatMap((run) => computeMetrics(run, demo.requests).failures.map((f) => ({ selector: run.selector, ...f })));
-    const visible = () => page.$$eval('table.failures tbody tr', (rows) => rows.filter((r) => !(r as HTMLElement).hidden).length);
-    expect(await visible()).toBe(failures.length);
-    await expect(page.locator('#failure-count').textContent()).resolves.toBe(`${failures.length} of ${failures.length} shown`);
+  /** The demo results as version 2: the bundled skills' descriptions, the model's calls and answers, two French requests. */
+  async function enriched(): Promise<ResultsFile> {
+    const r = structuredClone(demo);
+    r.version = 2;
+    const catalogue = await loadCatalogue(join(import.meta.dirname, '..', 'skills'));
+    const descriptions = new Map(catalogue.skills.map((s) => [s.name, s.description]));
+    for (const s of r.catalogue.skills) s.description = descriptions.get(s.name);
+    const model = r.runs.find((x) => x.selector === 'model')!;
+    for (const d of model.decisions) {
+      if (d.error) continue;
+      const asked = d.chosen ?? d.rawChoice;
+      if (asked) Object.assign(d, { calls: [{ name: 'activate_skill', args: { name: asked } }], stopReason: 'tool_use' });
+      else Object.assign(d, { answer: `No skill is needed: here is the answer to ${d.requestId}.`, stopReason: 'end_turn' });
+    }
+    r.requests[2]!.text = 'Vérifie ma note de frais de mars par rapport à la politique et dis-moi ce qui est remboursé';
+    r.requests[4]!.text = 'Combien de jours de télétravail par semaine ai-je le droit de faire, et puis-je travailler depuis l\'Espagne ?';
+    return r;
+  }
 
-    await page.fill('#failure-filter', 'parental leave');
-    const parental = failures.filter((f) => f.text.toLowerCase().includes('parental leave')).length;
-    expect(parental).toBeGreaterThan(0);
-    expect(await visible()).toBe(parental);
+  const visibleIds = (page: Page) =>
+    page.$$eval('#req-matrix tbody tr.req', (rows) => rows.filter((r) => !(r as HTMLElement).hidden).map((r) => r.querySelector('td.id')!.textContent));
 
-    await page.fill('#failure-filter', '');
-    await page.selectOption('#failure-selector', 'keyword');
-    expect(await visible()).toBe(failures.filter((f) => f.selector === 'keyword').length);
+  it('lists every request against every selector, each cell the outcome of its decision', async () => {
+    const r = await enriched();
+    const { page, url, problems, requests } = await open(r, 'matrix.html');
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    const cells = await page.$$eval('#req-matrix tbody tr.req', (rows) =>
+      rows.map((tr) => [tr.querySelector('td.id')!.textContent, ...[...tr.querySelectorAll('td.cell')].map((td) => td.className.replace('cell ', ''))]));
+    expect(cells).toHaveLength(r.requests.length);
+    const expected = r.requests.map((q) => [q.id, ...r.runs.map((run) => outcomeOf(run.decisions.find((d) => d.requestId === q.id && d.run === 0)!, q.gold))]);
+    expect(cells).toEqual(expected);
+    expect(await page.locator('#req-matrix thead th.sel').allTextContents()).toEqual(r.runs.map((run) => run.selector));
+    await page.close();
+  });
+
+  it('opens a drill-down per request: text, gold, each ranking with scores, the skill ranked first, the model\'s call or answer', async () => {
+    const r = await enriched();
+    const hostile = 'Profile this CSV </script><img src=x onerror="window.__pwned=1"> export <b>now</b>';
+    r.requests[0]!.text = hostile;
+    // p08 loads nothing under similarity: its best score is under the threshold.
+    const p08 = r.runs.find((x) => x.selector === 'similarity')!.decisions.find((d) => d.requestId === 'p08')!;
+    p08.chosen = null;
+    p08.scores = p08.scores!.map((s) => ({ ...s, score: Number((s.score * 0.7).toFixed(4)) }));
+    const { page, url, problems, requests } = await open(r, 'drill.html');
+    const row = (id: string) => page.locator('#req-matrix tr.req', { has: page.locator(`td.id code:text-is("${id}")`) });
+    const card = (selector: string) => page.locator(`tr.detail .card[data-selector="${selector}"]`);
+
+    // The hostile text is text: shown as written, never run.
+    await row('p01').click();
+    await expect(page.locator('tr.detail blockquote').textContent()).resolves.toBe(hostile);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('tr.detail .card').count()).toBe(r.runs.length);
+    await expect(card('model').textContent()).resolves.toContain('tool call: activate_skill {"name":"csv-data-profiler"}');
+    await expect(card('model').textContent()).resolves.toContain('stop reason tool_use · 1,501 input tokens, 18 output · $0.000081');
+    // The similarity ranking: every kept candidate with its score, in order, then the threshold.
+    const sim = r.runs.find((x) => x.selector === 'similarity')!;
+    const p01 = sim.decisions.find((d) => d.requestId === 'p01')!;
+    const ranking = await card('similarity').locator('table.ranking tr').allTextContents();
+    expect(ranking.slice(0, -1)).toEqual(p01.scores!.map((s, k) => `${k + 1}${s.name}${k === 0 ? ' gold loaded' : ''}${s.score.toFixed(3)} `));
+    expect(ranking.at(-1)).toBe('threshold0.550 (optimistic)');
+    // Enter closes it again (the rows are keyboard-reachable).
+    await row('p01').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.locator('tr.detail').count()).toBe(0);
+
+    // A "(none)" of a score selector names the skill ranked first and its score, under the threshold.
+    const none = sim.decisions.find((d) => d.requestId === 'p08')!;
+    const top = none.scores![0]!;
+    await row('p08').click();
+    await expect(card('similarity').textContent()).resolves.toContain(`loaded (none) wrong load; ranked first: ${top.name} ${top.score.toFixed(3)}, under the threshold 0.550 by ${(0.55 - top.score).toFixed(3)}`);
+    await expect(row('p08').locator('td.cell.wrong-load').first().textContent()).resolves.toContain(`(none)top ${top.name} ${top.score.toFixed(3)}`);
+    await row('p08').click();
+
+    // A model answer without a tool call is shown as text, with its stop reason.
+    const answered = r.runs.find((x) => x.selector === 'model')!.decisions.find((d) => d.answer)!;
+    await row(answered.requestId).click();
+    await expect(card('model').locator('pre').textContent()).resolves.toBe(answered.answer);
+    await expect(card('model').textContent()).resolves.toContain('answer (no tool call):');
+    await expect(card('model').textContent()).resolves.toContain('stop reason end_turn');
+    await row(answered.requestId).click();
+
+    // A near miss that loaded a skill: the words the request shares with it.
+    const keyword = r.runs.find((x) => x.selector === 'keyword')!;
+    const needless = keyword.decisions.find((d) => d.chosen && r.requests.find((q) => q.id === d.requestId)!.kind === 'near-miss')!;
+    await row(needless.requestId).click();
+    const words = await card('keyword').locator('p.words').textContent();
+    expect(words).toMatch(new RegExp(`^words shared with ${needless.chosen}: \\S`));
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it('filters by outcome, selector, skill, language and kind, searches, and sorts', async () => {
+    const r = await enriched();
+    const { page, problems } = await open(r, 'filters.html');
+    const decisionsOf = (id: string, selector?: string) => r.runs.filter((run) => !selector || run.selector === selector).flatMap((run) => run.decisions.filter((d) => d.requestId === id));
+    const outcome = (id: string, d: Decision) => outcomeOf(d, r.requests.find((q) => q.id === id)!.gold);
+    const ids = (keep: (id: string) => boolean) => r.requests.map((q) => q.id).filter(keep);
+    await expect(page.locator('#req-count').textContent()).resolves.toBe(`${r.requests.length} of ${r.requests.length} requests shown`);
+
+    await page.selectOption('#req-outcome', 'fail');
+    const failing = ids((id) => decisionsOf(id).some((d) => ['wrong-load', 'needless-load'].includes(outcome(id, d))));
+    expect(await visibleIds(page)).toEqual(failing);
+    await page.selectOption('#req-selector', String(r.runs.findIndex((x) => x.selector === 'keyword')));
+    expect(await visibleIds(page)).toEqual(ids((id) => decisionsOf(id, 'keyword').some((d) => ['wrong-load', 'needless-load'].includes(outcome(id, d)))));
+    await page.selectOption('#req-selector', '');
+    await page.selectOption('#req-outcome', 'error');
+    const erred = ids((id) => decisionsOf(id).some((d) => d.error !== undefined));
+    expect(erred.length).toBeGreaterThan(0);
+    expect(await visibleIds(page)).toEqual(erred);
+    await page.selectOption('#req-outcome', '');
+
+    await page.selectOption('#req-skill', 'ticket-triage');
+    expect(await visibleIds(page)).toEqual(ids((id) => r.requests.find((q) => q.id === id)!.gold === 'ticket-triage' || decisionsOf(id).some((d) => d.chosen === 'ticket-triage')));
+    await page.selectOption('#req-skill', '');
+    await page.selectOption('#req-lang', 'French');
+    expect(await visibleIds(page)).toEqual(['p03', 'p05']);
+    await page.selectOption('#req-lang', '');
+    await page.selectOption('#req-kind', 'near-miss');
+    expect(await visibleIds(page)).toEqual(ids((id) => r.requests.find((q) => q.id === id)!.kind === 'near-miss'));
+    await page.selectOption('#req-kind', '');
+    await page.fill('#req-search', 'parental leave');
+    expect(await visibleIds(page)).toEqual(['p06']);
+    await page.fill('#req-search', '');
+
+    await page.selectOption('#req-sort', 'id');
+    expect(await visibleIds(page)).toEqual(r.requests.map((q) => q.id).sort());
+    await page.selectOption('#req-sort', 'failing');
+    const wrongCount = (id: string) => decisionsOf(id).filter((d) => outcome(id, d) !== 'correct').length;
+    const sorted = (await visibleIds(page)) as string[];
+    for (let k = 1; k < sorted.length; k++) expect(wrongCount(sorted[k - 1]!)).toBeGreaterThanOrEqual(wrongCount(sorted[k]!));
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('against a baseline: the skills whose description changed with a word diff, score moves without a flip, the changed filter', async () => {
+    const before = await enriched();
+    const now = await enriched();
+    const skill = now.catalogue.skills.find((s) => s.name === 'leave-balance-calculator')!;
+    skill.hash = 'changed0000000000';
+    skill.description = skill.description!.replace(/^Computes how many paid-leave days/, 'Calculates how many days of paid leave or holiday');
+    // p07's gold score rises by 0.2 without crossing the threshold's side it was on... or with it: either way it is listed.
+    const sim = now.runs.find((x) => x.selector === 'similarity')!;
+    const p07 = sim.decisions.find((d) => d.requestId === 'p07')!;
+    const gold07 = p07.scores!.find((s) => s.name === 'leave-balance-calculator')!;
+    const before07 = gold07.score;
+    gold07.score = Number((gold07.score + 0.2).toFixed(4));
+    // The model now loads another skill on p03: a flip.
+    const flip = now.runs.find((x) => x.selector === 'model')!.decisions.find((d) => d.requestId === 'p03')!;
+    flip.chosen = 'hr-policy-qa';
+    flip.calls = [{ name: 'activate_skill', args: { name: 'hr-policy-qa' } }];
+    const { page, url, problems, requests } = await open(now, 'baseline.html', before);
+
+    const change = page.locator('li.skill-change[data-skill="leave-balance-calculator"]');
+    expect(await page.locator('li.skill-change').count()).toBe(1);
+    await expect(change.locator('del').first().textContent()).resolves.toBe('Computes ');
+    await expect(change.locator('ins').first().textContent()).resolves.toBe('Calculates ');
+    await expect(change.locator('ins').nth(1).textContent()).resolves.toBe('of paid leave or holiday ');
+    const move = page.locator('tr.score-move[data-selector="similarity"][data-request="p07"]');
+    await expect(move.textContent()).resolves.toContain(`${before07.toFixed(3)}${gold07.score.toFixed(3)}+0.200`);
+
+    await page.selectOption('#req-outcome', 'changed');
+    expect(await visibleIds(page)).toEqual(['p03']);
+    await page.selectOption('#req-outcome', 'moved');
+    expect(await visibleIds(page)).toEqual(['p07']);
+    await page.locator('#req-matrix tr.req:not([hidden])').first().click();
+    await expect(page.locator('tr.detail .card[data-selector="similarity"] p.baseline').textContent()).resolves.toMatch(
+      new RegExp(`^baseline: loaded .+; deciding score ${before07.toFixed(3)} → ${gold07.score.toFixed(3)} \\(\\+0\\.200\\)`),
+    );
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+
+    // Against a version-1 baseline (no descriptions stored), a changed skill is named and the reason given.
+    const old = await open(now, 'baseline-v1.html', demo);
+    await expect(old.page.locator('li.skill-change[data-skill="leave-balance-calculator"]').textContent()).resolves.toContain('cannot be compared');
+    expect(old.problems).toEqual([]);
+    await old.page.close();
   });
 
   it('opens an eval-quality report: pass rates, cases, and the filter, with no console error and no request', async () => {

@@ -304,7 +304,10 @@ describe.each(variants)('every format gives the same figures: %s', (name, make) 
   it('the failures listed in Markdown and HTML are those of computeMetrics', () => {
     const total = [...metrics.values()].reduce((a, m) => a + m.failures.length, 0);
     expect(rendered['.md']).toContain(`<summary>Failures (${total})</summary>`);
-    expect((rendered['.html']!.match(/<tr data-selector="[^"]+" data-kind="/g) ?? []).length).toBe(total);
+    // The HTML lists every request; its data marks each decision's outcome, and the failing ones are these.
+    const data = JSON.parse(/<script type="application\/json" id="req-data">([\s\S]*?)<\/script>/.exec(rendered['.html']!)![1]!) as { cells: { o: string }[][][] };
+    expect(data.cells.flat(2).filter((c) => c.o !== 'correct')).toHaveLength(total);
+    expect((rendered['.html']!.match(/<tr class="req" /g) ?? []).length).toBe(results.requests.length);
   });
 });
 
@@ -426,7 +429,8 @@ describe('HTML report content', () => {
     expect(html).toContain('✗ gate failed');
     expect(html).toContain('<h2>Against the baseline</h2>');
     for (const f of r.gate!.flips) expect(html).toContain(`<code>${f.requestId}</code>`);
-    expect(html).toMatch(/<th>run<\/th>/);
+    // Repeated runs: each matrix cell says how many runs were right.
+    expect(html).toMatch(/<div class="sub">\d\/2 runs right<\/div>/);
   });
 
   it('escapes every piece of user text', async () => {
@@ -641,7 +645,7 @@ describe('skillbench report', () => {
     const { code, stdout } = await cli(DEMO);
     expect(code).toBe(0);
     for (const run of demo.runs) expect(stdout).toContain(run.selector);
-    expect(stdout).toContain('7.1% [1.3-31.5] 1/14');
+    expect(stdout).toContain('7.1% 1/14 [1.3-31.5]');
   });
 
   it('prints pass rates, not load rates, for an eval-quality results file', async () => {

@@ -51,7 +51,9 @@ describe('own format', () => {
     [[{ id: 'x', text: 'a', gold: null }, { id: 'x', text: 'b', gold: null }], /entry 1: id "x" is already used by entry 0/],
     [[{ text: 'a', gold: null }, { query: 'b', should_trigger: true }], /entry 1: field "query" belongs to the skill-creator format/],
     [[], /the request list is empty/],
-    [{ a: 1 }, /expected a JSON list/],
+    [{ a: 1 }, /unknown request-set shape: an object with the keys "a" and no "requests", "evals" or "queries" list/],
+    [[{ question: 'q', label: 1 }], /unknown request shape: entry 0 has the keys "question", "label"/],
+    ['"hello"', /expected a JSON list of requests or an object wrapping one, got a string/],
     ['[{"text": ', /not valid JSON/],
   ])('rejects %j', async (content, message) => {
     const f = file(content);
@@ -78,8 +80,8 @@ describe('skill-creator format', () => {
   it('maps should_trigger to the named skill or null', async () => {
     const rs = await loadRequests(path.join(root, 'fixtures/valid/trigger-evals.json'), { skill: 'invoice-matcher' });
     expect(rs).toEqual([
-      { id: 'r1', text: 'match the attached invoices to purchase orders please', gold: 'invoice-matcher', kind: 'positive' },
-      { id: 'r2', text: 'write me a poem about invoices', gold: null },
+      { id: 'r1', text: 'match the attached invoices to purchase orders please', gold: 'invoice-matcher', kind: 'positive', target: 'invoice-matcher' },
+      { id: 'r2', text: 'write me a poem about invoices', gold: null, target: 'invoice-matcher' },
     ]);
   });
 

@@ -67,7 +67,8 @@ describe('results file', () => {
   });
 
   it('refuses another version, another schema, and decisions of unknown requests', () => {
-    expect(() => validateResults({ ...sampleResults(), version: 2 }, 'x.json')).toThrow(/x\.json: field "version" is 2/);
+    expect(() => validateResults({ ...sampleResults(), version: 3 }, 'x.json')).toThrow(/x\.json: field "version" is 3; this skillbench reads versions 1 and 2/);
+    expect(() => validateResults({ ...sampleResults(), version: '2' }, 'x.json')).toThrow(/field "version" is "2"/);
     expect(() => validateResults({ ...sampleResults(), schema: 'other' }, 'x.json')).toThrow(/field "schema"/);
     const r = sampleResults();
     r.runs[0]!.decisions[0]!.requestId = 'nope';
@@ -84,6 +85,26 @@ describe('results file', () => {
     const c = sampleResults() as unknown as { runs: Record<string, unknown>[] };
     c.runs[0]!.ceiling = 'yes';
     expect(() => validateResults(c, 'x.json')).toThrow(/runs\[0\]\.ceiling/);
+  });
+
+  it('version 2 stores each skill\'s description and the model\'s answers; version 1 files still read', async () => {
+    const v2 = { ...sampleResults(), version: 2 as const };
+    v2.catalogue.skills[0]!.description = 'Does A. Use when asked to do A.';
+    Object.assign(v2.runs[0]!.decisions[0]!, { calls: [{ name: 'activate_skill', args: { name: 'A' } }], answer: 'Loading A.', stopReason: 'tool_use' });
+    const file = path.join(dir, 'v2.json');
+    await writeResults(file, v2);
+    expect(await readResults(file)).toEqual(v2);
+    // A version-1 file (no descriptions, no answers) reads as it is.
+    const v1 = path.join(dir, 'v1.json');
+    await writeResults(v1, sampleResults());
+    expect((await readResults(v1)).version).toBe(1);
+    expect(() => validateResults({ ...v2, catalogue: { ...v2.catalogue, skills: [{ name: 'A', hash: 'h', category: '', description: 7 }] } }, 'x.json')).toThrow(/catalogue\.skills\[0\]\.description/);
+    const badCall = structuredClone(v2) as unknown as { runs: { decisions: Record<string, unknown>[] }[] };
+    badCall.runs[0]!.decisions[0]!.calls = [{ name: 'activate_skill', args: 'A' }];
+    expect(() => validateResults(badCall, 'x.json')).toThrow(/decisions\[0\]\.calls\[0\]\.args/);
+    badCall.runs[0]!.decisions[0]!.calls = [];
+    badCall.runs[0]!.decisions[0]!.stopReason = 3;
+    expect(() => validateResults(badCall, 'x.json')).toThrow(/decisions\[0\]\.stopReason/);
   });
 
   it('gives a UserError for a missing file and for text that is not JSON', async () => {

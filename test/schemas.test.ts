@@ -48,7 +48,7 @@ describe('results.schema.json', () => {
     const broken: [string, (d: ReturnType<typeof demo>) => void][] = [
       ['no runs', (d) => delete (d as Record<string, unknown>).runs],
       ['another schema', (d) => (d.schema = 'other')],
-      ['version 2', (d) => (d.version = 2)],
+      ['version 3', (d) => (d.version = 3)],
       ['a selector kind', (d) => (d.runs[0]!.kind = 'vote')],
       ['a negative run index', (d) => ((d.runs[0]!.decisions as Record<string, unknown>[])[0]!.run = -1)],
       ['a chosen number', (d) => ((d.runs[0]!.decisions as Record<string, unknown>[])[0]!.chosen = 3)],
@@ -70,7 +70,10 @@ describe('requests.schema.json', () => {
     expect(valid(json(path.join(root, 'requests.json')))).toBe(true);
     expect(valid(json(path.join(root, 'fixtures', 'suggest', 'requests.json')))).toBe(true);
     expect(valid([{ query: 'fill this PDF form', should_trigger: true }, { query: 'what time is it', should_trigger: false }])).toBe(true);
-    expect(valid({ requests: [{ text: 'hello', gold: null }] })).toBe(true);
+    expect(valid({ requests: [{ text: 'hello', gold: null, candidates: ['pdf', 'csv'] }] })).toBe(true);
+    expect(valid([{ prompt: 'fill this PDF form', should_trigger: true }])).toBe(true);
+    expect(valid({ skill_name: 'pdf', evals: [{ query: 'fill this PDF form', should_trigger: true }] })).toBe(true);
+    expect(valid({ skill_name: 'pdf', queries: [{ query: 'merge PDFs', should_trigger: true }] })).toBe(true);
   });
 
   it.skipIf(!existsSync(METATOOL))('accepts the MetaTool request sets', () => {
@@ -87,6 +90,7 @@ describe('requests.schema.json', () => {
         ['a kind', [{ text: 'hello', gold: null, kind: 'maybe' }]],
         ['formats mixed', [{ query: 'a', should_trigger: true }, { text: 'b', gold: null }]],
         ['should_trigger not a boolean', [{ query: 'a', should_trigger: 'yes' }]],
+        ['query and prompt both', [{ query: 'a', prompt: 'b', should_trigger: true }]],
         ['not a list', { items: [] }],
       ];
       for (const [what, data] of bad) {

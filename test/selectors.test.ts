@@ -198,16 +198,17 @@ describe('explicit selector', () => {
       { id: 'e', text: 'hello @nobody', gold: null },
     ];
     const run = runExplicitSelector(skills, reqs);
-    expect(run.decisions.map((d) => [d.chosen, d.rawChoice])).toEqual([
-      ['pdf-tools', undefined],
-      ['git-helper', undefined],
-      [null, 'pdf-magic'],
-      [null, undefined],
-      [null, 'nobody'],
+    expect(run.decisions.map((d) => [d.chosen, d.rawChoice, d.detail?.unresolved])).toEqual([
+      ['pdf-tools', undefined, undefined],
+      ['git-helper', undefined, undefined],
+      [null, undefined, 'pdf-magic'],
+      [null, undefined, undefined],
+      [null, undefined, 'nobody'],
     ]);
     const m = computeMetrics(run, reqs);
     expect([m.wrongLoad.k, m.wrongLoad.n]).toEqual([2, 4]);
-    expect([m.needlessLoad.k, m.needlessLoad.n]).toEqual([1, 1]);
+    // An unresolved mention loads nothing: no needless load (the host would answer "no such skill").
+    expect([m.needlessLoad.k, m.needlessLoad.n]).toEqual([0, 1]);
   });
 });
 

@@ -1,7 +1,7 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addCacheOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addCacheOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, THINKING_HELP, sandboxSettings, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
@@ -43,7 +43,7 @@ export function register(program: Command): void {
   // One request, its calls one after another: -j would do nothing here.
   cmd
     .option('--max-cost <usd>', 'stop before spending more than this many dollars', parseNonNegative)
-    .option('--thinking <level>', 'thinking effort for models that think: minimal, low, medium, high, or a token budget', 'minimal');
+    .option('--thinking <level>', THINKING_HELP);
   cmd
     .addHelpText(
       'after',
@@ -70,7 +70,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable, catalogueNote }, harness, { createChatClient, formatDryRun }, { noSandboxWarning }] = await Promise.all([
+  const [{ loadCatalogue, assertUsable, catalogueNote }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
@@ -85,7 +85,10 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
     throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${skillsPath}`, 'name a skill of the catalogue, or leave "skill" out');
   }
-  const client = await createChatClient(opts);
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, describeDryRun } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean((await import('../client.js')).availableChatProvider()));
+  const client = await createChatClient(dry.opts);
   const warning = await noSandboxWarning(opts.unsafeNoSandbox);
   if (warning) console.error(warning);
 
@@ -109,8 +112,12 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   }
   const comparison = harness.formatComparison(runs);
   if (comparison) print(comparison);
-  if (opts.dryRun) console.log(formatDryRun(client.dryRunReport()));
-  console.error(client.summary());
+  if (opts.dryRun) {
+    // Nothing was called: the estimate, and no summary of calls, tokens and dollars that would read as a result.
+    console.log(describeDryRun(client.dryRunReport(), ['(the first turn of each mode; each skill the model loads adds a turn)', ...(dry.note ? [dry.note] : [])]));
+  } else {
+    console.error(client.summary());
+  }
   const trace = JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, runs }, null, 2) + '\n';
   if (json.stdout && !opts.dryRun) process.stdout.write(trace);
   if (outputs.length) {
@@ -120,16 +127,14 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
       console.error(`skillbench: wrote ${file}`);
     }
   }
-  // A single request that could not run is the user's to fix (cache, key, model), never a stack trace.
-  const failed = runs.find((r) => r.stop === 'error' && r.errorKind !== 'dry-run');
-  if (failed) {
-    const fix =
-      failed.errorKind === 'cache-miss'
-        ? 'run once without --cache-only (with a key) to fill the cache'
-        : failed.errorKind === 'budget'
-          ? 'raise --max-cost'
-          : 'check the key, --model and --base-url, then rerun (answers already received are cached)';
-    throw new UserError(`the ${failed.mode} run stopped: ${failed.error}`, fix);
+  // A --cache-only miss is the user's to fix (exit 2); a run a provider failure cut short is incomplete (exit 4).
+  const failed = runs.filter((r) => r.stop === 'error' && r.errorKind !== 'dry-run');
+  const missed = failed.find((r) => r.errorKind === 'cache-miss');
+  if (missed) throw new UserError(`the ${missed.mode} run stopped: ${missed.error}`, 'run once without --cache-only (with a key) to fill the cache');
+  if (failed.length) {
+    const { IncompleteRun } = await import('../errors.js');
+    const first = failed[0]!;
+    throw new IncompleteRun(failed.length, runs.length, `the ${first.mode} run stopped: ${first.error}${first.errorKind === 'budget' ? ' (raise --max-cost)' : ''}`);
   }
 }
 

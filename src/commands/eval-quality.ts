@@ -51,7 +51,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable, catalogueNote }, { createChatClient, formatDryRun, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeOutputs }, { renderQualityTerminal }] =
+  const [quality, { loadCatalogue, assertUsable, catalogueNote }, { createChatClient, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeOutputs }, { renderQualityTerminal }] =
     await Promise.all([
       import('../quality.js'),
       import('../catalogue.js'),
@@ -75,12 +75,15 @@ async function run(opts: Options, version: string): Promise<void> {
   quality.assertCaseSkills(cases, catalogue, opts.cases);
   quality.assertGradable(cases, Boolean(opts.judge), opts.cases);
   if (opts.judge && !cases.some((c) => c.rubric)) console.error(`skillbench: note: --judge: no case in ${opts.cases} has a "rubric"; nothing will be judged`);
-  const client = await createChatClient(opts);
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, describeDryRun, cacheOnlyNotice } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean((await import('../client.js')).availableChatProvider()));
+  const client = await createChatClient(dry.opts);
   const warning = await noSandboxWarning(opts.unsafeNoSandbox);
   if (warning) console.error(warning);
 
   const modes = opts.mode === 'both' ? (['progressive', 'load-all'] as const) : ([opts.mode] as const);
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-quality' });
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-quality --dry-run (nothing is called)' : 'eval-quality', dryRun: opts.dryRun });
   const lanes = Object.fromEntries(modes.map((m) => [m, progress.lane(m, cases.length)]));
   let evaluated;
   try {
@@ -101,17 +104,23 @@ async function run(opts: Options, version: string): Promise<void> {
     progress.stop();
   }
   if (opts.dryRun) {
-    console.log(formatDryRun(client.dryRunReport()));
+    console.log(describeDryRun(client.dryRunReport(), ['(the agent loop: the first turn of each case and mode; each skill the model loads adds a turn)', ...(dry.note ? [dry.note] : [])]));
     return;
   }
+  if (opts.cacheOnly) {
+    const notice = cacheOnlyNotice(client.stats(), opts.cacheDir, 'model requests');
+    if (notice) console.error(notice);
+  }
   const { results } = evaluated;
+  const { completenessOf, incompleteFailure } = await import('../completeness.js');
+  results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, client.stats().runStopped);
   // The same renderer as `skillbench report FILE`, from the results file alone: the two print the same tables.
   if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
-  else process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+  else process.stdout.write(renderQualityTerminal(results, (await import('../colors.js')).layoutFor()));
   console.error(client.summary());
   if (outputs.length) await writeOutputs(results, outputs);
   for (const file of outputs) console.error(`skillbench: wrote ${file}`);
-  const missing = cacheMissFailure([client.stats()]);
+  const missing = cacheMissFailure([client.stats()]) ?? incompleteFailure(results.completeness);
   if (missing) throw missing;
   if (opts.minPassRate !== undefined) {
     const low = results.quality!.modes.filter((m) => (m.pass.rate ?? 0) < opts.minPassRate!);

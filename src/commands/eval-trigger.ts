@@ -22,14 +22,15 @@ interface Options extends ProviderOptions, OutputOptions {
   gateMinEffect: number;
   gateMinRequests: number;
   githubAnnotations?: boolean;
+  gateSkillLoss: number;
 }
 
 export function register(program: Command): void {
   const cmd = program
     .command('eval-trigger')
     .description('measure whether the right skill loads: model, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
-    .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] (default: ./requests.json)')
-    .option('--skill <name>', 'the skill a skill-creator request file (should_trigger) is about')
+    .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
+    .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
     .addOption(new Option('--format <format>', 'catalogue prompt format for the model selectors').choices(['xml', 'hermes', 'markdown']).default('xml'))
     .option('--selectors <list>', 'comma-separated: model,similarity,hybrid,keyword,explicit (default: every one that can run here)')
     .option('--k <n>', 'hybrid: shortlist size from similarity', parsePositiveInt, 3)
@@ -41,7 +42,8 @@ export function register(program: Command): void {
     .option('--baseline <file>', 'gate: fail (exit 1) on a significant regression against this earlier results file (paired, exact McNemar)')
     .option('--gate-alpha <p>', 'baseline gate: significance level', parseRate, 0.05)
     .option('--gate-min-effect <rate>', 'baseline gate: minimum net worsening as a share of the paired requests', parseRate, 0.05)
-    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse', parseNonNegative, 2);
+    .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
+    .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5);
   addSkillsOption(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
@@ -52,7 +54,8 @@ export function register(program: Command): void {
       '\nWithout a model API key, the offline selectors run (similarity with the bundled `use` model, keyword, explicit).\n' +
         '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json -o results.json -o report.html\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
-        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2',
+        '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
+        '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set',
     )
     .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
     .action(async (opts: Options, command: Command) => {
@@ -72,11 +75,12 @@ async function run(opts: Options, version: string): Promise<void> {
       import('../report/index.js'),
       import('../progress.js'),
     ]);
+  const { incompleteText, incompleteFailure } = await import('../completeness.js');
   const selectors = opts.selectors === undefined ? undefined : parseSelectors(opts.selectors);
   // --threshold baseline: measure this run at the thresholds the baseline applied (resolved before any call).
   const fromBaseline = opts.threshold?.trim() === 'baseline';
   if (fromBaseline && !opts.baseline) {
-    throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by --json), or give --threshold a number');
+    throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by -o FILE.json), or give --threshold a number');
   }
   const threshold = opts.threshold === undefined || fromBaseline ? undefined : parseThreshold(opts.threshold);
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
@@ -87,10 +91,11 @@ async function run(opts: Options, version: string): Promise<void> {
   // Check the output names before the run, so a typo does not throw away a paid run.
   for (const file of outputs) formatOf(file);
 
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: 'eval-trigger' });
+  const { wrapNotice } = await import('../colors.js');
+  const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
   let outcome: Awaited<ReturnType<typeof evalTrigger>>;
   try {
-    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
+    outcome = await evalTrigger({ ...opts, selectors, threshold, thresholdBaseline }, { progress, notice: (line) => console.error(wrapNotice(line)), skillbenchVersion: version });
   } finally {
     progress.stop(); // also when loading fails: a live view must not stay mounted
   }
@@ -101,6 +106,12 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const metrics = results.runs.map((r) => computeMetrics(r, results.requests));
+  // A replay that missed says so before its tables: their model rows are errors, not decisions.
+  if (opts.cacheOnly) {
+    const { cacheOnlyNotice } = await import('../dryrun.js');
+    const notice = cacheOnlyNotice(outcome, opts.cacheDir);
+    if (notice) console.error(notice);
+  }
 
   const reasons = gate.rateGateReasons(metrics, results.runs, { maxWrongLoad: opts.maxWrongLoad, maxNeedlessLoad: opts.maxNeedlessLoad });
   let verdict: GateVerdict | undefined;
@@ -112,6 +123,7 @@ async function run(opts: Options, version: string): Promise<void> {
         alpha: opts.gateAlpha,
         minRate: opts.gateMinEffect,
         minRequests: opts.gateMinRequests,
+        maxSkillLoss: opts.gateSkillLoss,
         baselineFile: opts.baseline,
       });
     } catch (err) {
@@ -122,13 +134,16 @@ async function run(opts: Options, version: string): Promise<void> {
   if (verdict || reasons.length || opts.maxWrongLoad !== undefined || opts.maxNeedlessLoad !== undefined) {
     const v: GateVerdict = verdict ?? { passed: true, reasons: [], flips: [] };
     v.reasons = [...reasons, ...v.reasons];
+    // No gate passes on figures with holes in them: an error is not a pass.
+    const incomplete = incompleteText(results.completeness);
+    if (incomplete) v.reasons.unshift(`${incomplete}: no gate passes on an incomplete run`);
     v.passed = v.reasons.length === 0;
     results.gate = v;
   }
 
   // --json: the results file on stdout (for jq and scripts); the tables otherwise.
   if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
-  else process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  else process.stdout.write(renderTerminalReport(results, metrics, (await import('../colors.js')).layoutFor()));
   if (clientSummary) console.error(clientSummary);
   if (outputs.length) {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
@@ -142,5 +157,7 @@ async function run(opts: Options, version: string): Promise<void> {
     const { printGateAnnotations } = await import('../annotations.js');
     await printGateAnnotations(results, typeof results.settings.requests === 'string' ? results.settings.requests : undefined, json.stdout ? process.stderr : process.stdout);
   }
+  const incomplete = incompleteFailure(results.completeness);
+  if (incomplete) throw incomplete;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));
 }

@@ -86,15 +86,15 @@ async function run(fileArg: string | undefined, opts: Options): Promise<void> {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
   } else if (!json.stdout) {
-    const { isQuality } = await import('../report/format.js');
+    const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../colors.js')]);
     if (isQuality(results)) {
       const { renderQualityTerminal } = await import('../report/quality.js');
-      process.stdout.write(renderQualityTerminal(results, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderQualityTerminal(results, layoutFor()));
     } else {
       const { renderTerminalReport } = await import('../report/terminal.js');
-      process.stdout.write(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+      process.stdout.write(renderTerminalReport(results, metrics, layoutFor()));
     }
-    if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!));
+    if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!, layoutFor().width));
   }
   if (opts.githubAnnotations) {
     const { printGateAnnotations } = await import('../annotations.js');
@@ -105,7 +105,7 @@ async function run(fileArg: string | undefined, opts: Options): Promise<void> {
 }
 
 /** Side by side on the terminal: wrong and needless load of each selector in the baseline and now. */
-async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string): Promise<string> {
+async function comparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string, width: number): Promise<string> {
   const { renderComparisonTable } = await import('../report/compare.js');
-  return renderComparisonTable(results, baseline, baselineFile);
+  return renderComparisonTable(results, baseline, baselineFile, width);
 }

@@ -43,6 +43,7 @@ export function register(program: Command): void {
         return;
       }
       console.log(renderAuditTables(audit, { source: displayPath(catalogue.source), perResource: Boolean(opts.perResource) }));
+      for (const line of await promptCacheLines(catalogue, opts)) console.log(line);
     });
 }
 
@@ -73,6 +74,23 @@ async function providerCounter(opts: TokensOptions) {
     text: async (text: string) => (text === '' ? 0 : Math.max(0, (await count(text)) - overhead)),
     tools: async (tools: ToolDeclaration[]) => (tools.length === 0 ? 0 : (await count('.', tools)) - (overhead + 1)),
   };
+}
+
+/** Whether the level-1 prefix can be cached: on the model asked for, else on each provider's default model. */
+async function promptCacheLines(catalogue: import('../types.js').Catalogue, opts: TokensOptions): Promise<string[]> {
+  const [{ modelRequest }, { estimatePrefixTokens }, { findModel, defaultModel }, { promptCacheNote }] = await Promise.all([
+    import('../selectors/model.js'),
+    import('../client.js'),
+    import('../providers/models.js'),
+    import('../providers/params.js'),
+  ]);
+  const { selectableSkills } = await import('../selectors/index.js');
+  const prefix = await estimatePrefixTokens(modelRequest(selectableSkills(catalogue.skills), opts.format, ''));
+  const provider = opts.provider as import('../types.js').ProviderId | undefined;
+  const targets = provider
+    ? [{ provider, model: opts.model ?? defaultModel(provider)?.id ?? '' }]
+    : (['gemini', 'anthropic', 'openai'] as const).map((p) => ({ provider: p, model: defaultModel(p)?.id ?? '' }));
+  return targets.map((t) => promptCacheNote(t.provider, t.model, findModel(t.provider, t.model), prefix));
 }
 
 /** Why a count is missing: --cache-only and --dry-run never call the API; else the provider gave none. */

@@ -6,7 +6,7 @@
 // assistant prefill (newer Claude models reject both in some versions), so it works on every model.
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatProvider, ChatRequest, ChatResponse, FunctionCall, Message } from '../types.js';
-import { fromStainlessError, schemaInstruction, type ProviderConfig } from './shared.js';
+import { fromStainlessError, schemaInstruction, stopKindOf, type ProviderConfig } from './shared.js';
 
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
 
@@ -28,7 +28,7 @@ export function createAnthropicProvider(cfg: ProviderConfig): ChatProvider {
       }
       return fromMessage(msg, Boolean(req.responseSchema));
     },
-    async countTokens(req: ChatRequest): Promise<number> {
+    async countTokens(req: ChatRequest, signal?: AbortSignal): Promise<number> {
       const p = toParams(req);
       try {
         const r = await client.messages.countTokens({
@@ -37,7 +37,7 @@ export function createAnthropicProvider(cfg: ProviderConfig): ChatProvider {
           messages: p.messages,
           ...(p.tools ? { tools: p.tools, tool_choice: p.tool_choice } : {}),
           ...(p.thinking ? { thinking: p.thinking } : {}),
-        });
+        }, { signal });
         return r.input_tokens;
       } catch (err) {
         throw fromStainlessError('anthropic', err);
@@ -51,8 +51,9 @@ export function toParams(req: ChatRequest): Params {
     b.cache ? { type: 'text', text: b.text, cache_control: { type: 'ephemeral' } } : { type: 'text', text: b.text },
   );
   if (req.responseSchema) system.push({ type: 'text', text: schemaInstruction(req.responseSchema) });
-  const thinking = thinkingFor(req.thinking);
-  const maxTokens = Math.max(req.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, thinking ? thinking.budget_tokens + 256 : 1);
+  const { thinking, effort } = thinkingFor(req.thinking);
+  // Extended thinking counts against max_tokens and must leave room for the answer (the client's cap already does).
+  const maxTokens = Math.max(req.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, thinking?.type === 'enabled' ? thinking.budget_tokens + 256 : 1);
   const params: Params = {
     model: req.model,
     max_tokens: maxTokens,
@@ -67,16 +68,22 @@ export function toParams(req: ChatRequest): Params {
     }));
     params.tool_choice = req.toolChoice === 'none' ? { type: 'none' } : req.toolChoice === 'required' ? { type: 'any' } : { type: 'auto' };
   }
-  // `temperature` is not sent: SDK 1.x dropped it from the create params (newer Claude models reject it).
-  if (thinking) params.thinking = thinking;
+  // A temperature reaches the request only where the model table says the model takes it (providers/params.ts).
+  if (req.temperature !== undefined) (params as { temperature?: number }).temperature = req.temperature;
+  if (thinking) params.thinking = thinking as Params['thinking'];
+  if (effort) params.output_config = { effort: effort as NonNullable<Params['output_config']>['effort'] } as Params['output_config'];
   return params;
 }
 
-/** 'minimal' = no extended thinking; levels map to budgets (1,024 is Claude's floor). */
-export function thinkingFor(level: ChatRequest['thinking']): { type: 'enabled'; budget_tokens: number } | undefined {
-  if (level === undefined || level === 'minimal' || level === 0) return undefined;
-  const budget = typeof level === 'number' ? Math.max(1024, level) : { low: 1024, medium: 4096, high: 16384 }[level];
-  return { type: 'enabled', budget_tokens: budget };
+type ThinkingWire = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+
+/** The resolved thinking parameter as Claude's `thinking` and `output_config.effort`: a budget is extended thinking,
+ * `adaptive` is adaptive thinking at an effort, a bare level is the effort of a model that always thinks. */
+export function thinkingFor(t: ChatRequest['thinking']): { thinking?: ThinkingWire; effort?: string } {
+  if (!t) return {};
+  if ('budget' in t) return t.budget > 0 ? { thinking: { type: 'enabled', budget_tokens: t.budget } } : {};
+  if ('adaptive' in t) return { thinking: { type: 'adaptive' }, effort: t.adaptive };
+  return { effort: t.level };
 }
 
 export function toMessages(messages: Message[]): Anthropic.MessageParam[] {
@@ -121,6 +128,7 @@ export function fromMessage(msg: Anthropic.Message, structured = false): ChatRes
       thinkingTokens: thinking,
     },
     stopReason: msg.stop_reason ?? undefined,
+    stopKind: stopKindOf('anthropic', msg.stop_reason, calls.length > 0),
     raw: JSON.parse(JSON.stringify(msg.content)),
   };
 }

@@ -3,7 +3,7 @@
 import {
   FunctionCallingConfigMode,
   GoogleGenAI,
-  ThinkingLevel,
+  type ThinkingLevel,
   type Content,
   type GenerateContentConfig,
   type GenerateContentResponse,
@@ -13,9 +13,14 @@ import {
 import type { ChatProvider, ChatRequest, ChatResponse, EmbeddingInput, EmbeddingProvider, EmbeddingRole, FunctionCall, Message } from '../types.js';
 import {
   CallError,
+  classify,
+  connectionError,
+  errorChain,
+  isQuotaExhausted,
   isRetryableStatus,
   oneLine,
   retryDelayFromGoogleBody,
+  stopKindOf,
   type ProviderConfig,
 } from './shared.js';
 
@@ -49,7 +54,7 @@ export function createGeminiProvider(cfg: ProviderConfig): ChatProvider {
       }
       return fromResponse(resp);
     },
-    async countTokens(req: ChatRequest): Promise<number> {
+    async countTokens(req: ChatRequest, signal?: AbortSignal): Promise<number> {
       // The SDK refuses systemInstruction/tools in countTokens on the Developer API (client-side check), but the REST
       // method accepts a whole generateContentRequest: post it directly for an exact count of the full request.
       const base = (cfg.baseUrl ?? GEMINI_DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -70,7 +75,7 @@ export function createGeminiProvider(cfg: ProviderConfig): ChatProvider {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-goog-api-key': cfg.apiKey },
           body: JSON.stringify(body),
-          signal: AbortSignal.timeout(cfg.timeoutMs),
+          signal: signal ?? AbortSignal.timeout(cfg.timeoutMs),
         });
       } catch (err) {
         throw fromGenaiError(err, cfg.timeoutMs);
@@ -113,29 +118,12 @@ export function toContents(messages: Message[]): Content[] {
   return out;
 }
 
-/** MINIMAL/LOW/MEDIUM/HIGH for gemini-3*, a token budget for 2.5 (0 = off where the model allows it). */
-export function thinkingConfigFor(model: string, thinking: ChatRequest['thinking']): ThinkingConfig | undefined {
-  const level = thinking ?? 'minimal';
-  const id = model.replace(/^models\//, '');
-  if (/^gemini-3/.test(id)) {
-    if (typeof level === 'number') return { thinkingBudget: level };
-    // Gemini 3 Pro knows only LOW and HIGH; Flash knows all four levels.
-    const pro = /pro/.test(id);
-    const map = {
-      minimal: pro ? ThinkingLevel.LOW : ThinkingLevel.MINIMAL,
-      low: ThinkingLevel.LOW,
-      medium: pro ? ThinkingLevel.HIGH : ThinkingLevel.MEDIUM,
-      high: ThinkingLevel.HIGH,
-    };
-    return { thinkingLevel: map[level] };
-  }
-  if (/^gemini-2\.5/.test(id)) {
-    if (typeof level === 'number') return { thinkingBudget: level };
-    const pro = /pro/.test(id); // 2.5 Pro cannot turn thinking off: 128 is its floor
-    const budgets = { minimal: pro ? 128 : 0, low: 1024, medium: 8192, high: 24576 };
-    return { thinkingBudget: budgets[level] };
-  }
-  return undefined; // models that do not think
+/** The resolved thinking parameter (see providers/params.ts) as Gemini's thinkingConfig. */
+export function thinkingConfigFor(thinking: ChatRequest['thinking']): ThinkingConfig | undefined {
+  if (!thinking) return undefined;
+  if ('budget' in thinking) return { thinkingBudget: thinking.budget };
+  if ('level' in thinking) return { thinkingLevel: thinking.level.toUpperCase() as ThinkingLevel };
+  return undefined; // adaptive thinking is Claude's; the model table never plans it for Gemini
 }
 
 export function toConfig(req: ChatRequest): GenerateContentConfig {
@@ -159,18 +147,13 @@ export function toConfig(req: ChatRequest): GenerateContentConfig {
   }
   if (req.maxOutputTokens !== undefined) config.maxOutputTokens = req.maxOutputTokens;
   if (req.temperature !== undefined) config.temperature = req.temperature;
-  const thinking = thinkingConfigFor(req.model, req.thinking);
+  const thinking = thinkingConfigFor(req.thinking);
   if (thinking) config.thinkingConfig = thinking;
   return config;
 }
 
 export function fromResponse(resp: GenerateContentResponse): ChatResponse {
   const cand = resp.candidates?.[0];
-  if (cand?.finishReason === 'MALFORMED_FUNCTION_CALL') {
-    // The model tried to call a function and produced an invalid call: an error result, never "no skill loaded".
-    // Not retried: at a fixed temperature the same request tends to fail the same way, and each try is billed.
-    throw new CallError(`gemini: the model produced a malformed function call (finishReason MALFORMED_FUNCTION_CALL)`, undefined, false, undefined, 'parse');
-  }
   const content = cand?.content;
   const parts = content?.parts ?? [];
   const calls: FunctionCall[] = [];
@@ -192,6 +175,8 @@ export function fromResponse(resp: GenerateContentResponse): ChatResponse {
       thinkingTokens: u.thoughtsTokenCount ?? 0,
     },
     stopReason: cand?.finishReason ?? resp.promptFeedback?.blockReason ?? undefined,
+    // No candidate at all: the prompt itself was blocked (promptFeedback.blockReason).
+    stopKind: !cand && resp.promptFeedback?.blockReason ? 'safety' : stopKindOf('gemini', cand?.finishReason, calls.length > 0),
     raw: content ? JSON.parse(JSON.stringify(content)) : undefined,
   };
 }
@@ -202,13 +187,16 @@ export function fromGenaiError(err: unknown, timeoutMs: number): CallError {
   const e = err as { status?: unknown; message?: string; name?: string; cause?: { code?: string; message?: string } };
   const message = e?.message ?? String(err);
   if (typeof e?.status === 'number') {
-    return new CallError(`gemini: HTTP ${e.status}: ${oneLine(message)}`, e.status, isRetryableStatus(e.status), retryDelayFromGoogleBody(message));
+    // A daily quota (QuotaFailure ...PerDay) is not cured by waiting: not retried, whatever its RetryInfo says.
+    const retryable = isRetryableStatus(e.status) && !isQuotaExhausted(message);
+    return new CallError(`gemini: HTTP ${e.status}: ${oneLine(message)}`, e.status, retryable, retryDelayFromGoogleBody(message), 'http', classify(e.status, 'http', retryable, message));
   }
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError' || /abort|timed? ?out/i.test(message)) {
     return new CallError(`gemini: request timed out after ${timeoutMs} ms`, undefined, true, undefined, 'timeout');
   }
-  if (/fetch failed|ECONNRESET|socket|terminated|other side closed|network/i.test(`${message} ${e?.cause?.code ?? ''} ${e?.cause?.message ?? ''}`)) {
-    return new CallError(`gemini: connection failed: ${oneLine(`${message} ${e?.cause?.message ?? ''}`)}`, undefined, true, undefined, 'connection');
+  const chain = errorChain(err);
+  if (/fetch failed|ECONNRESET|ECONNREFUSED|ENOTFOUND|socket|terminated|other side closed|network/i.test(chain)) {
+    return connectionError('gemini', chain);
   }
   if (err instanceof SyntaxError || /JSON/i.test(message)) {
     return new CallError(`gemini: malformed response: ${oneLine(message)}`, undefined, true, undefined, 'parse');

@@ -2,7 +2,9 @@
 // each SDK is imported only when a call is about to be made, so `skillbench --help` stays instant.
 import { UserError } from '../errors.js';
 import type { ChatProvider, EmbeddingProvider, ProviderId } from '../types.js';
+import { defaultModel } from './models.js';
 import { isLocalBaseUrl } from './pricing.js';
+import { safeUrl } from '../secrets.js';
 import type { ProviderConfig } from './shared.js';
 
 export type { ProviderConfig } from './shared.js';
@@ -24,18 +26,18 @@ export const BASE_URL_VARS: Record<ProviderId, string> = {
   openai: 'OPENAI_BASE_URL',
 };
 
-/** The cheap tool-calling model of each provider. */
-export const DEFAULT_MODELS: Record<ProviderId, string> = {
-  gemini: 'gemini-2.5-flash',
-  anthropic: 'claude-haiku-4-5',
-  openai: 'gpt-4o-mini',
-};
+/** The cheap tool-calling model of each provider: the row of the model table marked `default` (data/models.json). */
+export function defaultChatModel(provider: ProviderId): string {
+  const row = defaultModel(provider, 'chat');
+  if (!row) throw new UserError(`the model table has no default chat model for ${provider}`, 'mark one row "default": true (docs/models.md)');
+  return row.id;
+}
 
-export const DEFAULT_EMBEDDING_MODELS: Record<EmbeddingId, string> = {
-  use: 'use-lite-512',
-  gemini: 'gemini-embedding-2',
-  openai: 'text-embedding-3-small',
-};
+/** The embedding model of each provider: the table's default embedding row, else the one skillbench was built with. */
+export function defaultEmbeddingModel(id: EmbeddingId): string {
+  if (id === 'use') return 'use-lite-512';
+  return defaultModel(id, 'embedding')?.id ?? (id === 'gemini' ? 'gemini-embedding-2' : 'text-embedding-3-small');
+}
 
 /** Placeholder key for OpenAI-compatible local servers, which ignore it (the SDK refuses an empty one). */
 export const LOCAL_PLACEHOLDER_KEY = 'skillbench-local-no-key';
@@ -58,9 +60,14 @@ export function baseUrlFrom(provider: ProviderId, explicit: string | undefined, 
   } catch {
     // not a URL at all: reported below
   }
+  const source = explicit !== undefined ? '--base-url' : BASE_URL_VARS[provider];
   if (protocol !== 'http:' && protocol !== 'https:') {
-    const source = explicit !== undefined ? '--base-url' : BASE_URL_VARS[provider];
-    throw new UserError(`${source}: "${v}" is not an http(s) URL`, 'write it with its scheme, e.g. http://localhost:11434/v1');
+    throw new UserError(`${source}: "${safeUrl(v)}" is not an http(s) URL`, 'write it with its scheme, e.g. http://localhost:11434/v1');
+  }
+  const u = new URL(v);
+  if (u.username || u.password) {
+    // fetch refuses such URLs outright; and the password must not be echoed: the message shows it as ***.
+    throw new UserError(`${source}: "${safeUrl(v)}" carries a user name or password, which the SDKs cannot send`, `drop them from the URL and put the key in ${KEY_VARS[provider][0]}`);
   }
   return v.replace(/\/+$/, '');
 }

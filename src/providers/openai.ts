@@ -2,7 +2,7 @@
 // completions with function tools, structured output via response_format json_schema, and the embeddings endpoint.
 import OpenAI from 'openai';
 import type { ChatProvider, ChatRequest, ChatResponse, EmbeddingProvider, FunctionCall, Message } from '../types.js';
-import { fromStainlessError, parseArgs, type ProviderConfig } from './shared.js';
+import { fromStainlessError, parseArgs, stopKindOf, type ProviderConfig } from './shared.js';
 
 type Params = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
 
@@ -55,12 +55,9 @@ export function toParams(req: ChatRequest, cloud = true): Params {
     if (cloud) params.max_completion_tokens = req.maxOutputTokens;
     else params.max_tokens = req.maxOutputTokens;
   }
+  // Both reach the request only where the model table says the model takes them (providers/params.ts).
   if (req.temperature !== undefined) params.temperature = req.temperature;
-  // Reasoning models on OpenAI's API take an effort; other servers/models get nothing they may reject.
-  if (cloud && /^(o\d|gpt-5)/.test(req.model) && typeof req.thinking === 'string') {
-    // o-series models have no 'minimal' effort; 'low' is their least.
-    params.reasoning_effort = (req.thinking === 'minimal' && /^o\d/.test(req.model) ? 'low' : req.thinking) as OpenAI.ReasoningEffort;
-  }
+  if (req.thinking && 'level' in req.thinking) params.reasoning_effort = req.thinking.level as OpenAI.ReasoningEffort;
   return params;
 }
 
@@ -108,7 +105,8 @@ export function fromCompletion(resp: OpenAI.Chat.ChatCompletion): ChatResponse {
       outputTokens: Math.max(0, (u?.completion_tokens ?? 0) - reasoning),
       thinkingTokens: reasoning,
     },
-    stopReason: choice?.finish_reason ?? undefined,
+    stopReason: msg?.refusal ? 'refusal' : (choice?.finish_reason ?? undefined),
+    stopKind: msg?.refusal && !calls.length ? 'refusal' : stopKindOf('openai', choice?.finish_reason, calls.length > 0),
     raw: raw ? JSON.parse(JSON.stringify(raw)) : undefined,
   };
 }

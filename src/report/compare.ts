@@ -1,14 +1,16 @@
 // The terminal side-by-side comparison of a results file with a baseline (`skillbench report --baseline`): for each
 // selector in either file, wrong and needless load before and now, with the change in points. Plain text (no colour)
-// so that it reads the same in a CI log.
+// so that it reads the same in a CI log; fitted to `width` columns when given.
 import { computeMetrics } from '../metrics.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { pct } from './format.js';
 import { terminalTable } from './table.js';
 
-export function renderComparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string): string {
+export function renderComparisonTable(results: ResultsFile, baseline: ResultsFile, baselineFile: string, width?: number): string {
   const table = terminalTable(['selector', 'wrong load: baseline', 'now', 'change', 'needless load: baseline', 'now', 'change'], {
     align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    width,
+    min: [12],
   });
   const selectors = [...new Set([...baseline.runs, ...results.runs].map((r) => r.selector))];
   for (const selector of selectors) {

@@ -47,7 +47,7 @@ export function renderCsv(results: ResultsFile): string {
         chosen: text(d.chosen ?? ''),
         raw_choice: text(d.rawChoice ?? ''),
         loaded: loaded(d) ?? '',
-        outcome: outcomeOf(d, r.gold),
+        outcome: outcomeOf(d, r),
         passed: passedOf(d) ?? '',
         top_skill: text(top?.name ?? ''),
         top_score: top?.score ?? '',

@@ -1,14 +1,18 @@
 // Formatting shared by the report formats, so that every format prints a figure the same way, and the per-decision
 // outcome that the row formats (CSV, JUnit) show. Outcomes use metrics.ts's own definitions (isCorrect, loaded).
-import { computeMetrics, isCorrect, loaded, wilson } from '../metrics.js';
+import { computeMetrics, isCorrect, loaded, wilson, type Expected } from '../metrics.js';
 import type { Decision, EvalRequest, QualityModeSummary, Rate, ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 
 export type Outcome = 'correct' | 'wrong-load' | 'needless-load' | 'error';
 
-/** What one decision counts as: an error apart, else right, else a wrong load (covered) or a needless load. */
-export function outcomeOf(d: Decision, gold: string | null): Outcome {
+/**
+ * What one decision counts as: an error apart, else right, else a wrong load (covered) or a needless load. Pass the
+ * request: a skill-creator negative is right unless its target loads.
+ */
+export function outcomeOf(d: Decision, expected: Expected): Outcome {
   if (d.error !== undefined) return 'error';
-  if (isCorrect(d, gold)) return 'correct';
+  if (isCorrect(d, expected)) return 'correct';
+  const gold = expected !== null && typeof expected === 'object' ? expected.gold : expected;
   return gold === null ? 'needless-load' : 'wrong-load';
 }
 
@@ -87,6 +91,11 @@ export function when(iso: string): string {
 
 export function skillText(name: string | null): string {
   return name ?? '(none)';
+}
+
+/** What a request expects, in words: its gold skill, "(none)", or for a skill-creator negative "not <target>". */
+export function expectedText(r: { gold: string | null; target?: string }): string {
+  return r.gold === null && r.target !== undefined ? `not ${r.target}` : skillText(r.gold);
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -2,9 +2,13 @@
 // which loads nothing from the network; a Content-Security-Policy says so to the browser as well. Every piece of
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
+import { requestChanges, requestKey, skillChanges, type SkillChange } from './changes.js';
 import { confusionSpec, qualitySpec, ratesSpec, renderSvg, scoreDistributionSpec, sweepSpec, tokenAuditSpec } from './charts.js';
+import { incompleteText } from '../completeness.js';
+import { MOVED, REQUESTS_CSS, REQUESTS_SCRIPT, requestsSection } from './requests-html.js';
+import { errorsText, summarize } from './summary.js';
 import {
-  armFlips, escapeHtml as e, figure, hasRepeats, int, intervalText, isQuality, judgeMeanText, passedOf, pct, qualityRows, score, selectorLabel,
+  armFlips, escapeHtml as e, figure, int, intervalText, isQuality, judgeMeanText, passedOf, pct, qualityRows, score, selectorLabel,
   skillText, thresholdText, usd, when, whyFailed, type ArmFlipRow, type ReportInput,
 } from './format.js';
 
@@ -30,7 +34,7 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   const flaky = paired.filter(({ m }) => m.flaky?.length);
   if (flaky.length) sections.push(flakySection(flaky));
   if (results.tokenAudit) sections.push(await tokenSection(results));
-  sections.push(failureSection(results, metrics));
+  sections.push(requestsSection(input));
   sections.push(settingsSection(results));
   return page(results, sections);
 }
@@ -48,7 +52,8 @@ function page(results: ResultsFile, sections: string[]): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <meta name="generator" content="skillbench ${e(results.skillbenchVersion)}">
 <title>${e(title)}</title>
-<style>${CSS}</style>
+<style>${CSS}
+${REQUESTS_CSS}</style>
 </head>
 <body>
 <header>
@@ -60,7 +65,8 @@ function page(results: ResultsFile, sections: string[]): string {
 ${sections.join('\n')}
 </main>
 <footer>Rendered by skillbench ${e(results.skillbenchVersion)} from a results file (schema ${e(results.schema)} v${results.version}); every figure is recomputed from its decisions. This page loads nothing from the network.</footer>
-<script>${SCRIPT}</script>
+<script>${SCRIPT}
+${REQUESTS_SCRIPT}</script>
 </body>
 </html>
 `);
@@ -95,7 +101,10 @@ function metaLine(results: ResultsFile): string {
 }
 
 function gateBadge(results: ResultsFile): string {
-  if (!results.gate) return '';
+  const incomplete = incompleteText(results.completeness);
+  const warn = incomplete ? `<span class="badge fail" title="${e(incomplete)}">⚠ incomplete</span><p class="verdict fail">${e(incomplete)}</p>` : '';
+  if (!results.gate) return warn;
+  if (warn) return warn + (results.gate.passed ? '' : '<span class="badge fail">✗ gate failed</span>');
   return results.gate.passed
     ? '<span class="badge pass">✓ gate passed</span>'
     : '<span class="badge fail">✗ gate failed</span>';
@@ -116,7 +125,7 @@ ${rateCell('accuracy', m.accuracy)}
 <td class="num" data-metric="errors" data-value="${m.errors}">${m.errors}</td>
 <td class="num" data-metric="decisions" data-value="${m.decisions}">${int(m.decisions)}</td>
 <td class="num" data-metric="meanInputTokens" data-value="${m.meanInputTokens ?? ''}">${m.meanInputTokens === null ? '–' : int(m.meanInputTokens)}</td>
-<td class="num" data-metric="costUsd" data-value="${m.costUsd}">${usd(m.costUsd)}</td>
+<td class="num" data-metric="costUsd" data-value="${m.costUsd}">${m.meanInputTokens === null && !m.costUsd ? '–' : usd(m.costUsd)}</td>
 <td>${e(thresholdText(run)) || '–'}</td>
 </tr>`;
   });
@@ -124,6 +133,7 @@ ${rateCell('accuracy', m.accuracy)}
     ? `<figure class="chart">${await renderSvg(ratesSpec(results.runs, metrics))}</figure>`
     : '';
   return `<section id="summary"><h2>Summary</h2>
+${lookAtList(input)}
 <p class="lede"><b>Wrong load</b>: requests that need a skill where the first skill loaded is not the expected one (loading nothing counts).
 <b>Needless load</b>: requests that need no skill where one was loaded. Failed calls are counted apart. Intervals are 95% Wilson.</p>
 <div class="scroll"><table class="summary">
@@ -132,6 +142,16 @@ ${rateCell('accuracy', m.accuracy)}
 </table></div>
 ${chart}
 </section>`;
+}
+
+/** The answer first: per selector its two rates and what to look at (the terminal report's summary, same words). */
+function lookAtList(input: ReportInput): string {
+  const items = summarize(input.results, input.metrics).map((s) => {
+    const rates = s.note ? e(s.note) : `wrong load <b>${pct(s.wrongLoad.rate)}</b> <span class="kn">${s.wrongLoad.k}/${s.wrongLoad.n}</span>, needless load <b>${pct(s.needlessLoad.rate)}</b> <span class="kn">${s.needlessLoad.k}/${s.needlessLoad.n}</span>${s.errors ? `, <span class="err">${errorsText(s.errors)}</span>` : ''}`;
+    const look = s.lookAt.length ? `<ul>${s.lookAt.map((x) => `<li>${e(x)}</li>`).join('')}</ul>` : s.note ? '' : '<ul><li>every decision right</li></ul>';
+    return `<li data-selector="${e(s.selector)}"><b>${e(s.label)}</b>: ${rates}${look}</li>`;
+  });
+  return `<ul class="look-at">${items.join('\n')}</ul>`;
 }
 
 function rateCell(metric: string, r: SelectorMetrics['wrongLoad']): string {
@@ -155,12 +175,56 @@ function baselineSection(input: ReportInput): string {
       `<td class="num">${test?.better ?? '–'}</td><td class="num">${test?.worse ?? '–'}</td><td class="num">${test ? test.pValue.toPrecision(3) : '–'}</td></tr>`;
   });
   return `<section id="baseline"><h2>Against the baseline</h2>
-<p class="lede">Baseline: <code>${e(base.file)}</code> (${e(base.results.createdAt)}, ${base.results.requests.length} requests). Better and worse count the paired requests whose outcome changed; p is the exact McNemar test.</p>
+<p class="lede">Baseline: <code>${e(base.file)}</code> (${e(when(base.results.createdAt))}, ${base.results.requests.length} requests). Better and worse count the paired requests whose outcome changed; p is the exact McNemar test.</p>
 <div class="scroll"><table>
 <thead><tr><th rowspan="2">selector</th><th colspan="2">wrong load</th><th colspan="2">needless load</th><th rowspan="2">better</th><th rowspan="2">worse</th><th rowspan="2">McNemar p</th></tr>
 <tr><th>baseline</th><th>now</th><th>baseline</th><th>now</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>
+${skillChangesBlock(skillChanges(input.results, base.results))}
+${scoreMovesBlock(input)}
 </section>`;
+}
+
+/** The skills whose description (or version) changed since the baseline, each with a word diff when both texts are known. */
+function skillChangesBlock(changes: SkillChange[]): string {
+  if (!changes.length) return '<h3>Skills</h3><p class="sub" id="skill-changes-none">No skill changed since the baseline (same names and versions).</p>';
+  const item = (c: SkillChange) => {
+    const body = c.diff
+      ? `<p class="diff">${c.diff.map((p) => (p.op === 'same' ? e(p.text) : `<${p.op}>${e(p.text)}</${p.op}>`)).join('')}</p>`
+      : c.change === 'added'
+        ? `<p class="diff"><ins>${e(c.after ?? '')}</ins></p>`
+        : c.change === 'removed'
+          ? `<p class="diff"><del>${e(c.before ?? '')}</del></p>`
+          : `<p class="sub">${e(c.why ?? '')}</p>`;
+    return `<li class="skill-change" data-skill="${e(c.name)}" data-change="${c.change}"><b>${e(c.name)}</b> <span class="tag">${c.change}</span>${body}</li>`;
+  };
+  return `<h3>Skills that changed (${changes.length})</h3>
+<p class="sub">Descriptions as each results file recorded them: <del>removed words</del>, <ins>added words</ins>.</p>
+<ul class="skill-changes">${changes.map(item).join('\n')}</ul>`;
+}
+
+/**
+ * The requests whose deciding score moved the most against the baseline, flipped or not: a request that went from
+ * 0.39 to 0.51 under a 0.55 threshold has not flipped yet, and is what a description edit is doing.
+ */
+function scoreMovesBlock(input: ReportInput, max = 20): string {
+  const { results } = input;
+  const changes = requestChanges(results, input.baseline!.results);
+  const moves: { selector: string; id: string; text: string; before: number; after: number; d: number; flipped: boolean; now: string }[] = [];
+  for (const r of results.requests) {
+    for (const [selector, c] of changes.get(requestKey(r)) ?? []) {
+      if (c.delta === undefined || Math.abs(c.delta) < MOVED) continue;
+      moves.push({ selector, id: r.id, text: r.text, before: c.before.score!, after: c.after.score!, d: c.delta, flipped: c.flipped, now: c.after.outcome });
+    }
+  }
+  if (!moves.length) return `<h3>Score changes</h3><p class="sub">No deciding score moved by ${MOVED} or more.</p>`;
+  moves.sort((a, b) => Math.abs(b.d) - Math.abs(a.d) || a.id.localeCompare(b.id));
+  const rows = moves.slice(0, max).map((m) => `<tr class="score-move" data-selector="${e(m.selector)}" data-request="${e(m.id)}"><td>${e(m.selector)}</td><td><code>${e(m.id)}</code> ${e(m.text)}</td>` +
+    `<td class="num">${score(m.before)}</td><td class="num">${score(m.after)}</td><td class="num"><span class="delta">${m.d > 0 ? '+' : '−'}${Math.abs(m.d).toFixed(3)}</span></td><td>${m.flipped ? 'flipped' : 'no flip'}</td></tr>`);
+  return `<h3>Score changes: ${moves.length} moved by ${MOVED} or more${moves.length > max ? ` (the ${max} largest shown)` : ''}</h3>
+<p class="sub">The deciding score: the gold skill's for a request that needs one, the top skill's for one that needs none. Filter the Requests below by "score moved" for all of them.</p>
+<div class="scroll"><table class="score-moves"><thead><tr><th>selector</th><th>request</th><th>baseline</th><th>now</th><th>change</th><th>decision</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>`;
 }
 
 function delta(before: number | null | undefined, after: number | null): string {
@@ -212,7 +276,7 @@ async function scoreSection(results: ResultsFile, runs: { run: SelectorRun; m: S
       ['threshold used', thresholdText(run) || '–'],
       ['lowest score of a correctly ranked positive', s ? score(s.lowestCorrectPositive ?? undefined) || '–' : '–'],
       ['highest score of a request that needs no skill', s ? score(s.highestNegative ?? undefined) || '–' : '–'],
-      ['a threshold separates them', s ? (s.separable ? 'yes' : 'no') : '–'],
+      ['a threshold separates them', s ? (s.separable === null ? 'undefined (the set lacks covered or uncovered requests)' : s.separable ? 'yes' : 'no') : '–'],
       ['best threshold on these requests (optimistic)', s?.bestThreshold !== null && s?.bestThreshold !== undefined ? `${score(s.bestThreshold)} (mean ${pct(s.bestMean)})` : '–'],
       ['top-1 recall', m.recall ? `${pct(m.recall.top1.rate)} (${m.recall.top1.k}/${m.recall.top1.n})` : '–'],
       ['top-3 recall', m.recall ? `${pct(m.recall.top3.rate)} (${m.recall.top3.k}/${m.recall.top3.n})` : '–'],
@@ -319,28 +383,7 @@ function qualityCasesSection(results: ResultsFile): string {
   });
 }
 
-// ---------------------------------------------------------------- failures and settings
-
-function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): string {
-  const repeats = hasRepeats(results);
-  const rows: string[] = [];
-  results.runs.forEach((run, i) => {
-    for (const f of metrics[i]!.failures) {
-      const kind = f.error !== undefined ? 'error' : f.expected === null ? 'needless' : 'wrong';
-      rows.push(`<tr data-selector="${e(run.selector)}" data-kind="${kind}"><td>${e(run.selector)}</td><td><code>${e(f.requestId)}</code></td><td class="text"><div title="${e(f.text)}">${e(f.text)}</div></td>` +
-        `<td>${e(skillText(f.expected))}</td><td>${f.error !== undefined ? `<span class="err">error: ${e(f.error)}</span>` : e(skillText(f.got))}</td>` +
-        `<td class="num">${score(f.score)}</td>${repeats ? `<td class="num">${f.run + 1}</td>` : ''}<td><span class="kind ${kind}">${kind}</span></td></tr>`);
-    }
-  });
-  return filteredTable(results, rows, {
-    title: 'Failures',
-    placeholder: 'Filter: request text, id or skill…',
-    what: 'failure',
-    run: 'selector',
-    head: `<th>selector</th><th>id</th><th>request</th><th>expected</th><th>got</th><th>score</th>${repeats ? '<th>run</th>' : ''}<th>kind</th>`,
-    empty: '<p>No failures.</p>',
-  });
-}
+// ---------------------------------------------------------------- cases filter and settings
 
 /**
  * The filterable table of failures (eval-trigger) or cases (eval-quality): a text filter and a selector/mode filter
@@ -414,14 +457,17 @@ td.text{min-width:260px;max-width:520px}td.text div{display:-webkit-box;-webkit-
 .err{color:var(--bad)}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 footer{color:var(--muted);font-size:12px;text-align:center;padding:8px 24px 28px}
+ul.look-at{margin:0 0 12px;padding-left:18px}ul.look-at>li{margin:4px 0}ul.look-at ul{margin:2px 0;color:#374151}
+ul.skill-changes{padding-left:18px}p.diff{margin:4px 0 10px;line-height:1.6}del{background:#fee2e2;color:#7f1d1d}ins{background:#dcfce7;color:#14532d;text-decoration:none}
 `.trim();
 
-/** Filters the failure table by text and selector; a dozen lines, no library. */
+/** Filters the cases table (eval-quality) by text and mode; a dozen lines, no library. */
 const SCRIPT = `
 (function () {
   var input = document.getElementById('failure-filter');
   var select = document.getElementById('failure-selector');
   var count = document.getElementById('failure-count');
+  if (!input) return;
   var rows = Array.prototype.slice.call(document.querySelectorAll('table.failures tbody tr'));
   function apply() {
     var q = input.value.trim().toLowerCase();

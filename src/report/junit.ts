@@ -3,7 +3,8 @@
 // <error>. classname = selector, name = request id and text. For eval-quality results a test case is a quality case
 // in one mode, and a failure is an answer that failed its checks.
 import type { ResultsFile } from '../types.js';
-import { decisionRows, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
+import { incompleteText } from '../completeness.js';
+import { decisionRows, expectedText, hasRepeats, isQuality, loaded, outcomeOf, passedOf, skillText, whyFailed } from './format.js';
 
 export function renderJunit(results: ResultsFile): string {
   const repeats = hasRepeats(results);
@@ -24,7 +25,7 @@ export function renderJunit(results: ResultsFile): string {
       const seconds = (d.latencyMs ?? 0) / 1000;
       suiteTime += seconds;
       const open = `    <testcase classname="${xml(run.selector)}" name="${xml(name)}" time="${seconds.toFixed(3)}"`;
-      const outcome = outcomeOf(d, r.gold);
+      const outcome = outcomeOf(d, r);
       const passed = quality ? passedOf(d) : undefined;
       if (passed !== undefined && d.error === undefined) {
         // eval-quality: a case passes when its answer passed every check; a failure names the checks that failed.
@@ -41,7 +42,7 @@ export function renderJunit(results: ResultsFile): string {
         cases.push(`${open}>\n      <error message="${xml(oneLine(d.error ?? ''))}" type="provider-error">${xmlText(d.error ?? '')}</error>\n    </testcase>`);
       } else {
         suiteFailures++;
-        const expected = skillText(r.gold);
+        const expected = expectedText(r);
         const got = skillText(loaded(d));
         const score = d.scores?.[0] ? `\nscore: ${d.scores[0].score}` : '';
         cases.push(
@@ -67,6 +68,16 @@ export function renderJunit(results: ResultsFile): string {
       `  <testsuite name="${xml(run.selector)}" tests="${rows.length}" failures="${suiteFailures}" errors="${suiteErrors}" skipped="0" ` +
         `time="${suiteTime.toFixed(3)}" timestamp="${xml(results.createdAt)}">\n    <properties>\n${props}\n    </properties>\n` +
         `${cases.join('\n')}${cases.length ? '\n' : ''}  </testsuite>`,
+    );
+  }
+  // An incomplete run is one more failing test case, so CI shows it in words even when every decision made passed.
+  const incomplete = incompleteText(results.completeness);
+  if (incomplete) {
+    tests++;
+    errors++;
+    suites.push(
+      `  <testsuite name="completeness" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${xml(results.createdAt)}">\n` +
+        `    <testcase classname="completeness" name="every call answered" time="0.000">\n      <error message="${xml(incomplete)}" type="incomplete">${xmlText(incomplete)}</error>\n    </testcase>\n  </testsuite>`,
     );
   }
   return (

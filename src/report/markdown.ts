@@ -2,6 +2,8 @@
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
 import type { ResultsFile, SelectorMetrics } from '../types.js';
+import { incompleteText } from '../completeness.js';
+import { setShape, undefinedRateLines } from './targets.js';
 import {
   armFlips, failingCases, figure, intervalText, int, isQuality, judgeMeanText, pct, qualityRows, rateText, selectorLabel, skillText, thresholdText, usd, when,
   type ReportInput,
@@ -17,7 +19,9 @@ export function renderMarkdown(input: ReportInput): string {
   const out: string[] = [];
   const gate = results.gate;
   const verdict = gate ? (gate.passed ? ' — gate passed ✅' : ' — gate failed ❌') : '';
-  out.push(`### skillbench ${results.command}${verdict}`, '');
+  const incomplete = incompleteText(results.completeness);
+  out.push(`### skillbench ${results.command}${incomplete ? ' — incomplete ⚠️' : ''}${verdict}`, '');
+  if (incomplete) out.push(`**${cell(incomplete)}**`, '');
   out.push(
     `${results.requests.length} requests · ${results.catalogue.skills.length} skills (\`${code(results.catalogue.source)}\`) · ` +
       `${results.runs.length} selector${results.runs.length === 1 ? '' : 's'} · skillbench ${cell(results.skillbenchVersion)} · ${cell(when(results.createdAt))}`,
@@ -29,13 +33,16 @@ export function renderMarkdown(input: ReportInput): string {
     return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
   }
 
+  const shape = setShape(results.requests);
   out.push('| selector | wrong load | needless load | accuracy | errors | mean input tokens | cost | threshold |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---|');
   results.runs.forEach((run, i) => {
     const m = metrics[i]!;
+    // One-sided set: "load everything" (or nothing) would score 100%, so accuracy is undefined (the line below says why).
+    const accuracy = shape.oneSided ? 'undefined' : rateCell(m.accuracy);
     out.push(
-      `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${rateCell(m.accuracy)} | ${m.errors} | ` +
-        `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
+      `| ${cell(selectorLabel(run))} | ${rateCell(m.wrongLoad)} | ${rateCell(m.needlessLoad)} | ${accuracy} | ${m.errors} | ` +
+        `${m.meanInputTokens === null ? '' : int(m.meanInputTokens)} | ${m.meanInputTokens === null && !m.costUsd ? '' : usd(m.costUsd)} | ${cell(thresholdText(run))} |`,
     );
   });
   out.push(
@@ -44,7 +51,10 @@ export function renderMarkdown(input: ReportInput): string {
       'Needless load: requests that need no skill where one was loaded. Errors are counted apart. 95% Wilson intervals in brackets.</sub>',
     '',
   );
+  const undefinedLines = undefinedRateLines(shape, metrics);
+  if (undefinedLines.length) out.push(...undefinedLines.map((l) => `- ${cell(l)}`), '');
 
+  out.push(...targetSection(metrics));
   if (input.baseline) out.push(...baselineSection(input));
   out.push(...armFlipSection(results));
   if (gate) {
@@ -176,6 +186,23 @@ function failureSection(results: ResultsFile, metrics: SelectorMetrics[]): strin
 }
 
 /** `8.3% (1/12) [1.5–35.4]`. */
+/** Skill-creator sets: each target's trigger and false-trigger rates, loads of other skills apart, and the pool. */
+function targetSection(metrics: SelectorMetrics[]): string[] {
+  const rows = metrics.flatMap((m) => (m.targets ?? []).map((t) => ({ m, t })));
+  if (!rows.length) return [];
+  return [
+    '#### Scored against the target skill',
+    '',
+    '| selector | target skill | trigger rate on positives | false triggers on negatives | went to another skill (pos, neg) | errors |',
+    '|---|---|---:|---:|---:|---:|',
+    ...rows.map(({ m, t }) =>
+      `| ${cell(m.selector)} | ${cell(t.skill)} | ${rateCell(t.trigger)} | ${rateCell(t.falseTrigger)} | ${t.otherOnPositives}, ${t.otherOnNegatives} | ${t.errorsOnPositives + t.errorsOnNegatives} |`),
+    '',
+    '<sub>A negative (should_trigger: false) is a near miss for its target: it passes unless the target loads; another skill loading there is counted apart.</sub>',
+    '',
+  ];
+}
+
 function rateCell(r: Parameters<typeof rateText>[0]): string {
   const ci = intervalText(r);
   return ci ? `${rateText(r)} ${ci}` : rateText(r);

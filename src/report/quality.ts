@@ -6,10 +6,13 @@
 import type { ResultsFile } from '../types.js';
 import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
 import { terminalTable } from './table.js';
+import { displayWidth, wrap } from '../text.js';
 
 export interface QualityTerminalOptions {
   /** Coloured table headers (a TTY). Default false. */
   color?: boolean;
+  /** Columns to fit (default: as wide as the figures need). */
+  width?: number;
 }
 
 export function renderQualityTerminal(results: ResultsFile, opts: QualityTerminalOptions = {}): string {
@@ -23,20 +26,26 @@ export function renderQualityTerminal(results: ResultsFile, opts: QualityTermina
   ];
   const ratio = summary?.tokenRatio;
   if (ratio !== null && ratio !== undefined) {
-    out.push(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`);
+    out.push(indented(`progressive / load-all input tokens per request: ${ratio.toFixed(2)} (load-all costs ${(1 / ratio).toFixed(1)}x as much per request)`, opts.width).slice(2));
   }
   const failing = failingCases(results);
   if (failing.length) {
     out.push('', `Failing cases (${failing.length}):`);
-    for (const f of failing) out.push(`  ${f.mode.padEnd(12)} ${f.d.requestId}: ${f.why}`);
+    for (const f of failing) out.push(indented(`${f.mode.padEnd(12)} ${f.d.requestId}: ${f.why}`, opts.width));
   }
   return out.join('\n') + '\n';
 }
 
+/** `  text` wrapped to `width` with the lines after the first indented further. */
+function indented(text: string, width: number | undefined): string {
+  if (width === undefined || displayWidth(text) + 2 <= width) return `  ${text}`;
+  return wrap(text, Math.max(20, width - 4)).map((l, i) => (i ? `    ${l}` : `  ${l}`)).join('\n');
+}
+
 function modeTable(results: ResultsFile, judged: boolean, opts: QualityTerminalOptions): string {
-  const head = ['mode', 'pass rate (k/n) [95% CI]', 'no answer', 'input tokens / request', 'calls / request', 'output tokens / request', 'cost'];
+  const head = ['mode', 'pass rate (k/n) [95%\u00a0CI]', 'no answer', 'input tokens / request', 'calls / request', 'output tokens / request', 'cost'];
   if (judged) head.push('judge mean (n)');
-  const t = terminalTable(head, { color: opts.color, align: head.map((_, i) => (i < 2 ? 'left' : 'right')) });
+  const t = terminalTable(head, { color: opts.color, align: head.map((_, i) => (i < 2 ? 'left' : 'right')), width: opts.width, min: [8, 12, 6, 6, 6, 6, 6, 6] });
   for (const { mode, pass, summary: m } of qualityRows(results)) {
     const row = [
       mode,

@@ -1,7 +1,9 @@
 // The explicit selector: the user names the skill. `/name` at the start of the request or `@name` anywhere loads it
-// without asking a model. A mention of a name the catalogue does not have is a miss (nothing loaded, the name kept
-// as rawChoice), never a crash; a request without a mention loads nothing.
+// without asking a model. A mention of a name the catalogue (or the request's candidates) does not have is a miss:
+// nothing is loaded (a host answers "no such skill"), so it is a wrong load on a covered request and no load at all
+// on an uncovered one; the name is kept in detail.unresolved, never a crash. A request without a mention loads nothing.
 import type { Decision, EvalRequest, SelectorRun, Skill } from '../types.js';
+import { skillsFor } from './index.js';
 
 /** A skill-name-like token: letters, digits, `-`, `_`, `.`; trailing punctuation is not part of it. */
 const NAME = '[A-Za-z0-9](?:[\\w.-]*[A-Za-z0-9_])?';
@@ -32,11 +34,17 @@ export function explicitDecision(request: EvalRequest, names: string[], run = 0)
   if (mention === null) return decision;
   const name = resolveName(mention, names);
   if (name) decision.chosen = name;
-  else decision.rawChoice = mention;
+  else decision.detail = { unresolved: mention };
   return decision;
 }
 
+/** True when some request names a skill explicitly (the explicit selector has something to measure). */
+export function someRequestNamesASkill(requests: EvalRequest[]): boolean {
+  return requests.some((r) => explicitMention(r.text) !== null);
+}
+
 export function runExplicitSelector(skills: Skill[], requests: EvalRequest[]): SelectorRun {
-  const names = skills.map((s) => s.name);
-  return { selector: 'explicit', kind: 'decision', decisions: requests.map((r) => explicitDecision(r, names)) };
+  const all = skills.map((s) => s.name);
+  const namesFor = (r: EvalRequest) => (r.candidates ? skillsFor(skills, r).map((s) => s.name) : all);
+  return { selector: 'explicit', kind: 'decision', decisions: requests.map((r) => explicitDecision(r, namesFor(r))) };
 }

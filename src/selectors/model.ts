@@ -6,7 +6,7 @@ import { renderCatalogue } from '../prompt.js';
 import { activateSkillTool } from '../tools.js';
 import { ProviderError } from '../errors.js';
 import type { CatalogueFormat, ChatRequest, ChatResponse, Decision, EvalRequest, Lane, SelectorRun, Skill } from '../types.js';
-import type { SelectorChatClient } from './index.js';
+import { skillsFor, type SelectorChatClient } from './index.js';
 
 export const MODEL_INSTRUCTION =
   'You are an assistant that can load skills: packaged instructions for specialised tasks. The skills available are ' +
@@ -39,6 +39,30 @@ export function decisionFromResponse(response: ChatResponse, names: string[], re
   return decision;
 }
 
+/** What a failed call leaves on its decision: the error text, its kind, and the stop reason of a response that ended
+ * without an answer. Null for anything else (a bug: thrown). */
+export function callErrorFields(err: unknown): Pick<Decision, 'error' | 'errorKind' | 'stopReason'> | null {
+  const error = callErrorText(err);
+  if (error === null) return null;
+  const e = err as { name?: string; kind?: string; message?: string };
+  if (e.name === 'BudgetExceededError') return { error, errorKind: 'budget' };
+  if (e.name === 'CacheMissError') return { error, errorKind: 'cache' };
+  if (e.kind === 'stop') {
+    const reason = /stop reason (\w+)/.exec(e.message ?? '')?.[1];
+    return { error, errorKind: 'stop', ...(reason ? { stopReason: reason } : {}) };
+  }
+  return { error, errorKind: 'call' };
+}
+
+/** What the answer was, for the report's drill-down: its tool calls, its text and why it ended (each when present). */
+export function answerRecord(response: ChatResponse): Pick<Decision, 'calls' | 'answer' | 'stopReason'> {
+  const out: Pick<Decision, 'calls' | 'answer' | 'stopReason'> = {};
+  if (response.calls.length) out.calls = response.calls.map((c) => ({ name: c.name, args: c.args ?? {} }));
+  if (response.text.trim()) out.answer = response.text;
+  if (response.stopReason) out.stopReason = response.stopReason;
+  return out;
+}
+
 /** Turns a failed call into the decision's `error` text; anything else is a bug and is thrown. */
 export function callErrorText(err: unknown): string | null {
   // ProviderError covers failed calls, --cache-only misses and --dry-run skips (their classes extend it).
@@ -60,16 +84,16 @@ export async function decideWithModel(
   const names = skills.map((s) => s.name);
   try {
     const result = await client.chat(modelRequest(skills, format, request.text), { sample: run, lane });
-    const decision = decisionFromResponse(result.response, names, request.id, run);
+    const decision = { ...decisionFromResponse(result.response, names, request.id, run), ...answerRecord(result.response) };
     decision.usage = result.response.usage;
     decision.costUsd = result.costUsd;
     decision.cached = result.cached;
     decision.latencyMs = result.latencyMs;
     return decision;
   } catch (err) {
-    const text = callErrorText(err);
-    if (text === null) throw err;
-    return { requestId: request.id, run, chosen: null, error: text };
+    const fields = callErrorFields(err);
+    if (fields === null) throw err;
+    return { requestId: request.id, run, chosen: null, ...fields };
   } finally {
     if (lane) lane.done++;
   }
@@ -85,7 +109,8 @@ export interface ModelSelectorOptions {
 export async function runModelSelector(client: SelectorChatClient, skills: Skill[], requests: EvalRequest[], opts: ModelSelectorOptions): Promise<SelectorRun> {
   const jobs: Promise<Decision>[] = [];
   for (let run = 0; run < opts.runs; run++) {
-    for (const r of requests) jobs.push(decideWithModel(client, skills, opts.format, r, run, opts.lane));
+    // A request with its own candidates sees only those skills in its prompt and its tool's enum.
+    for (const r of requests) jobs.push(decideWithModel(client, skillsFor(skills, r), opts.format, r, run, opts.lane));
   }
   return { selector: 'model', kind: 'decision', provider: client.provider, model: client.model, decisions: await Promise.all(jobs) };
 }

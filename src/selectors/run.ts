@@ -3,9 +3,10 @@
 // results file.
 // The command (src/commands/eval-trigger.ts) parses options and prints; everything it computes comes from here.
 import path from 'node:path';
-import { existsSync } from 'node:fs';
 import { ProviderError, UserError } from '../errors.js';
-import { chooseThreshold, topOf } from '../metrics.js';
+import { safeUrl } from '../secrets.js';
+import { chooseThreshold, scoredItem, topOf } from '../metrics.js';
+import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import type { ProviderOptions } from '../options.js';
 import type {
   Catalogue,
@@ -21,7 +22,10 @@ import type {
   Skill,
   ThresholdInfo,
 } from '../types.js';
-import { CHAT_SELECTORS, SELECTOR_NAMES, keepTop, scoreRun, selectableSkills, type SelectorChatClient, type SelectorName } from './index.js';
+import type { EvalInputs } from '../eval-inputs.js';
+import {
+  CHAT_SELECTORS, SCORE_RANGES, SELECTOR_NAMES, hasCandidates, keepTop, restrictRankings, scoreRun, type SelectorChatClient, type SelectorName,
+} from './index.js';
 
 export interface EvalTriggerOptions extends ProviderOptions {
   skills?: string;
@@ -44,7 +48,7 @@ export interface EvalTriggerOptions extends ProviderOptions {
 
 export interface Availability {
   run: SelectorName[];
-  /** Selectors left out because no model is reachable here, and the one line that says how to enable them. */
+  /** Selectors left out by default (no model reachable here; explicit when no request names a skill), and the lines that say why. */
   skipped: SelectorName[];
   message?: string;
 }
@@ -54,17 +58,38 @@ const KEY_VARS = 'GEMINI_API_KEY (or GOOGLE_API_KEY), ANTHROPIC_API_KEY or OPENA
 /**
  * Which selectors run. With explicit --selectors every one asked for runs (a missing key is then an error from the
  * client, naming the variable). By default, the chat selectors run only when a model is reachable: a key, an explicit
- * --provider (a local server, or a --cache-only replay), or --base-url.
+ * --provider (a local server, or a --cache-only replay), or --base-url; and `explicit` only when some request names a
+ * skill (/name, @name): on other sets it loads nothing by construction, a figure about nothing.
  */
-export function availableSelectors(requested: SelectorName[] | undefined, chatReachable: boolean): Availability {
+export function availableSelectors(requested: SelectorName[] | undefined, chatReachable: boolean, someRequestNamesASkill = true): Availability {
   if (requested) return { run: requested, skipped: [] };
-  const run = SELECTOR_NAMES.filter((s) => chatReachable || !CHAT_SELECTORS.includes(s));
+  const noModel = chatReachable ? [] : CHAT_SELECTORS;
+  const noMention: SelectorName[] = someRequestNamesASkill ? [] : ['explicit'];
+  const run = SELECTOR_NAMES.filter((s) => !noModel.includes(s) && !noMention.includes(s));
   const skipped = SELECTOR_NAMES.filter((s) => !run.includes(s));
-  const message = skipped.length
-    ? `skillbench: skipped ${skipped.join(', ')} (no model API key found): set ${KEY_VARS}, ` +
-      `use a local server with --provider openai --base-url http://localhost:11434/v1, or replay cached answers with --provider <id> --cache-only`
-    : undefined;
-  return { run, skipped, message };
+  const lines: string[] = [];
+  if (noModel.length) {
+    lines.push(`skillbench: skipped ${noModel.join(', ')} (no model API key found): set ${KEY_VARS}, ` +
+      `use a local server with --provider openai --base-url http://localhost:11434/v1, or replay cached answers with --provider <id> --cache-only`);
+  }
+  if (noMention.length) lines.push('skillbench: skipped explicit (no request names a skill with /name or @name, so it would load nothing): pass --selectors to run it anyway');
+  return { run, skipped, message: lines.length ? lines.join('\n') : undefined };
+}
+
+/** A --threshold number outside a running score selector's score range is refused (it would load everything or nothing). */
+export function checkThresholdRange(threshold: EvalTriggerOptions['threshold'], selectors: readonly string[]): void {
+  if (!threshold) return;
+  for (const [selector, range] of Object.entries(SCORE_RANGES)) {
+    const own = threshold[selector as keyof typeof SCORE_RANGES];
+    const value = own ?? threshold['*'];
+    if (value === undefined || (own === undefined && !selectors.includes(selector))) continue;
+    if (value < range.min || value > range.max) {
+      throw new UserError(
+        `--threshold ${own === undefined ? value : `${selector}=${value}`}: outside the score range of ${selector} (${range.what}, ${range.min} to ${range.max}): it would ${value > range.max ? 'never load a skill' : 'load the top skill on every request'}`,
+        `give ${selector} a threshold between ${range.min} and ${range.max}${own === undefined ? ', or one per selector (similarity=0.5,keyword=0.3)' : ''}`,
+      );
+    }
+  }
 }
 
 export function parseSelectors(value: string): SelectorName[] {
@@ -92,44 +117,27 @@ export function parseThreshold(value: string): NonNullable<EvalTriggerOptions['t
   return out;
 }
 
-/** Resolves an input path against the working directory; a missing default gets a UserError saying which option to pass. */
-export function resolveInput(given: string | undefined, fallback: string, option: string, what: string): string {
-  const p = path.resolve(given ?? fallback);
-  if (given === undefined && !existsSync(p)) {
-    throw new UserError(`no ${fallback} in ${process.cwd()}: ${what} not found`, `pass ${option} PATH`);
-  }
-  return p;
-}
-
-/** Every gold skill must be in the catalogue: a typo would silently count as a wrong load otherwise. */
-export function checkGolds(requests: EvalRequest[], skills: Skill[], file: string): void {
-  const names = new Set(skills.map((s) => s.name));
-  const missing = requests.filter((r) => r.gold !== null && !names.has(r.gold));
-  if (missing.length) {
-    const first = missing[0]!;
-    throw new UserError(
-      `${file}: request "${first.id}" field "gold" names "${first.gold}", which is not a selectable skill of the catalogue` +
-        (missing.length > 1 ? ` (and ${missing.length - 1} more requests)` : ''),
-      'fix the gold names, or pass the --skills catalogue these requests were written for',
-    );
-  }
-}
-
 export interface RunContext {
   catalogue: Catalogue;
   skills: Skill[];
   requests: EvalRequest[];
   calibration?: EvalRequest[];
+  /** Calibration requests also scored (same text): the calibrated threshold is then labelled in-sample. */
+  calibrationShared?: number;
   progress: Progress;
   /** Created on demand (SDKs load only when a chat selector runs). */
-  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number } }>;
-  embedder: () => Promise<EmbeddingProvider>;
+  chatClient: () => Promise<SelectorChatClient & { summary?(): string; dryRunReport?(): unknown; stats?(): { cacheMisses: number; cacheHits?: number; runStopped?: string | null } }>;
+  /** `onLoad`: called before the embedding model is first loaded (a vector is not cached), so the wait can be named. */
+  embedder: (onLoad?: () => void) => Promise<EmbeddingProvider>;
 }
 
 /** Runs the selectors: the model's calls start first and run while the offline selectors compute; hybrid once similarity is ready. */
 export async function runSelectors(ctx: RunContext, selectors: SelectorName[], opts: EvalTriggerOptions): Promise<SelectorRun[]> {
   const { skills, requests, progress } = ctx;
-  const lanes = new Map(selectors.map((s) => [s, progress.lane(s, CHAT_SELECTORS.includes(s) ? requests.length * opts.runs : requests.length)]));
+  const lanes = new Map(selectors.map((s) => {
+    const chat = CHAT_SELECTORS.includes(s);
+    return [s, progress.lane(s, chat ? requests.length * opts.runs : requests.length, { offline: !chat })];
+  }));
   const runs = new Map<SelectorName, SelectorRun>();
   const chat: Promise<void>[] = [];
   // The client first: a missing key fails before anything is computed, and the model's calls (network-bound) run
@@ -150,14 +158,17 @@ export async function runSelectors(ctx: RunContext, selectors: SelectorName[], o
   }
   if (selectors.includes('keyword')) {
     const { rankByKeyword } = await import('./keyword.js');
-    const rankings = rankByKeyword(skills, requests, lanes.get('keyword'));
-    const threshold = thresholdFor('keyword', opts, rankings, requests, ctx.calibration, () => rankByKeyword(skills, ctx.calibration!));
+    // Requests with their own candidates: every skill ranked, then cut to the candidates (see restrictRankings).
+    const rank = (rs: EvalRequest[], lane?: Lane) =>
+      hasCandidates(rs) ? restrictRankings(rankByKeyword(skills, rs, lane, skills.length), rs, keepTop) : rankByKeyword(skills, rs, lane);
+    const rankings = rank(requests, lanes.get('keyword'));
+    const threshold = thresholdFor('keyword', opts, rankings, ctx, () => rank(ctx.calibration!));
     runs.set('keyword', scoreRun('keyword', requests, rankings, await threshold));
   }
   // similarity and hybrid share one ranking; a failed embedding provider makes both runs errors, not a crash.
   let similarity: ScoredSkill[][] | undefined;
   if (selectors.includes('similarity') || selectors.includes('hybrid')) {
-    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'));
+    const ranked = await rankSimilarity(ctx, selectors, opts, lanes.get('similarity'), lanes.get('similarity') ?? lanes.get('hybrid'));
     similarity = ranked.rankings;
     for (const run of ranked.runs) runs.set(run.selector as SelectorName, run);
   }
@@ -181,17 +192,30 @@ async function rankSimilarity(
   selectors: SelectorName[],
   opts: EvalTriggerOptions,
   lane: Lane | undefined,
+  statusLane: Lane | undefined,
 ): Promise<{ rankings?: ScoredSkill[][]; runs: SelectorRun[] }> {
   const { skills, requests } = ctx;
-  const embedder = await ctx.embedder();
+  // The silent wait named: loading the embedding model (a first run; later runs read cached vectors) and embedding.
+  const offline = (opts.embeddings ?? 'use') === 'use';
+  const embedder = await ctx.embedder(() => {
+    if (statusLane) statusLane.status = offline ? 'loading the offline model (first run only)' : `embedding with ${opts.embeddings}`;
+  });
   const source = { provider: embedder.id, model: embedder.model };
   try {
     const { createSimilarityRanker } = await import('./similarity.js');
     const ranker = await createSimilarityRanker(embedder, skills);
+    if (statusLane?.status) statusLane.status = 'embedding the requests';
     // hybrid shows the model the top k: keep at least k candidates even where a large catalogue keeps 10.
-    const rankings = await ranker.rank(requests.map((r) => r.text), { lane, keep: Math.max(keepTop(skills.length), opts.k) });
+    const keep = (count: number) => Math.max(keepTop(count), opts.k);
+    // Requests with their own candidates: every skill ranked, then cut to the candidates (see restrictRankings).
+    const rank = async (rs: EvalRequest[], l?: Lane) => {
+      const texts = rs.map((r) => r.text);
+      return hasCandidates(rs) ? restrictRankings(await ranker.rank(texts, { lane: l, keep: skills.length }), rs, keep) : ranker.rank(texts, { lane: l, keep: keep(skills.length) });
+    };
+    const rankings = await rank(requests, lane);
+    if (statusLane) statusLane.status = undefined;
     if (!selectors.includes('similarity')) return { rankings, runs: [] };
-    const threshold = await thresholdFor('similarity', opts, rankings, requests, ctx.calibration, () => ranker.rank(ctx.calibration!.map((r) => r.text)));
+    const threshold = await thresholdFor('similarity', opts, rankings, ctx, () => rank(ctx.calibration!));
     return { rankings, runs: [scoreRun('similarity', requests, rankings, threshold, source)] };
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
@@ -217,19 +241,22 @@ async function thresholdFor(
   selector: 'similarity' | 'keyword',
   opts: EvalTriggerOptions,
   rankings: ScoredSkill[][],
-  requests: EvalRequest[],
-  calibration: EvalRequest[] | undefined,
+  ctx: Pick<RunContext, 'requests' | 'calibration' | 'calibrationShared'>,
   rankCalibration: () => ScoredSkill[][] | Promise<ScoredSkill[][]>,
 ): Promise<ThresholdInfo> {
   const fixed = opts.threshold?.[selector] ?? opts.threshold?.['*'];
   // Taken from the baseline: a fixed value, and the file it came from (calibrationFile: where the value was chosen).
   if (fixed !== undefined) return opts.thresholdBaseline ? { value: fixed, source: 'fixed', calibrationFile: opts.thresholdBaseline.file } : { value: fixed, source: 'fixed' };
+  const { calibration } = ctx;
   if (opts.calibrate && calibration) {
     const value = chooseThreshold(calibrationItems(await rankCalibration(), calibration));
     if (value === null) throw new UserError(`${opts.calibrate}: no request to choose a threshold on`, 'give a request file with covered and uncovered requests');
-    return { value, source: 'calibrated', calibrationFile: opts.calibrate };
+    const info: ThresholdInfo = { value, source: 'calibrated', calibrationFile: opts.calibrate };
+    // Requests both chosen on and scored: the figure on them is optimistic, and the report says how many.
+    if (ctx.calibrationShared) info.inSample = { shared: ctx.calibrationShared, of: calibration.length };
+    return info;
   }
-  const value = chooseThreshold(calibrationItems(rankings, requests)) ?? 0;
+  const value = chooseThreshold(calibrationItems(rankings, ctx.requests)) ?? 0;
   return { value, source: 'optimistic' };
 }
 
@@ -243,7 +270,7 @@ async function thresholdsFromBaseline(opts: EvalTriggerOptions, from: NonNullabl
 }
 
 function calibrationItems(rankings: ScoredSkill[][], requests: EvalRequest[]) {
-  return requests.map((r, i) => ({ gold: r.gold, top: topOf(rankings[i]) }));
+  return requests.map((r, i) => scoredItem(r, topOf(rankings[i])));
 }
 
 export interface EvalTriggerDeps {
@@ -261,48 +288,21 @@ export interface EvalTriggerOutcome {
   dryRun?: string;
   /** --cache-only requests that were not in the cache (counted as errors in the decisions). */
   cacheMisses: number;
-}
-
-interface Inputs {
-  catalogue: Catalogue;
-  skills: Skill[];
-  requests: EvalRequest[];
-  calibration?: EvalRequest[];
-  skillsPath: string;
-  requestsPath: string;
-}
-
-/** The catalogue, the requests and the --calibrate requests, checked (usable catalogue, known gold skills). */
-async function loadInputs(opts: EvalTriggerOptions): Promise<Inputs> {
-  const { defaultSkillsPath } = await import('../skill-folders.js');
-  const skillsPath = resolveInput(opts.skills, await defaultSkillsPath(), '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
-  const requestsPath = resolveInput(opts.requests, 'requests.json', '--requests', 'the request set');
-  const [{ loadCatalogue, assertUsable }, { loadRequests }] = await Promise.all([import('../catalogue.js'), import('../requests.js')]);
-  const catalogue = await loadCatalogue(skillsPath);
-  assertUsable(catalogue);
-  const skills = selectableSkills(catalogue.skills);
-  const forSkill = opts.skill ? { skill: opts.skill } : undefined;
-  const requests = await loadRequests(requestsPath, forSkill);
-  checkGolds(requests, skills, opts.requests ?? 'requests.json');
-  if (!requests.length) throw new UserError(`${opts.requests ?? 'requests.json'}: no requests`, 'add requests to the file');
-  let calibration: EvalRequest[] | undefined;
-  if (opts.calibrate) {
-    calibration = await loadRequests(path.resolve(opts.calibrate), forSkill);
-    checkGolds(calibration, skills, opts.calibrate);
-  }
-  return { catalogue, skills, requests, calibration, skillsPath, requestsPath };
+  /** Model requests answered from the cache. */
+  cacheHits: number;
 }
 
 /** Loads inputs, runs the selectors and returns the results file (not yet written, not yet gated). */
 export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
-  const inputs = await loadInputs(opts);
-  const note = (await import('../catalogue.js')).catalogueNote(inputs.catalogue);
-  if (note) deps.notice(note);
-  const { availableChatProvider } = await import('../client.js');
+  const { loadEvalInputs } = await import('../eval-inputs.js');
+  const inputs = await loadEvalInputs(opts, deps.notice);
+  const [{ availableChatProvider }, { someRequestNamesASkill }] = await Promise.all([import('../client.js'), import('./explicit.js')]);
   // A key, an explicit provider (a local server, or a --cache-only replay), or a bare --base-url (OpenAI-compatible).
   const chatReachable = Boolean(opts.provider || opts.baseUrl || availableChatProvider(process.env));
-  const availability = availableSelectors(opts.selectors, chatReachable);
-  if (availability.message) deps.notice(availability.message);
+  const availability = availableSelectors(opts.selectors, chatReachable, someRequestNamesASkill(inputs.requests));
+  checkThresholdRange(opts.threshold, availability.run);
+  if (opts.dryRun) return dryRunOnly(inputs, availability, opts, deps);
+  if (availability.message) for (const line of availability.message.split('\n')) deps.notice(line);
   if (opts.runs > 1 && !availability.run.some((s) => CHAT_SELECTORS.includes(s))) {
     deps.notice(`skillbench: --runs ${opts.runs} repeats model and hybrid requests only; ${availability.run.join(', ')} decide the same every time, so each runs once`);
   }
@@ -319,7 +319,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     progress: deps.progress,
     chatClient: async () => (chat ??= await client.createChatClient(opts)),
     // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
-    embedder: async () => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts),
+    embedder: async (onLoad) => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts, { onEmbeddingLoad: onLoad }),
   };
   let runs: SelectorRun[];
   try {
@@ -328,31 +328,67 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     deps.progress.stop();
   }
   const { auditCatalogue } = await import('../audit.js');
+  const { completenessOf } = await import('../completeness.js');
   return {
     results: {
       ...resultsHeader(inputs, availability, opts, deps.skillbenchVersion),
       runs,
+      completeness: completenessOf(runs, opts.maxErrorRate ?? 0, chat?.stats?.().runStopped),
       tokenAudit: auditCatalogue(inputs.catalogue, opts.format),
     },
     clientSummary: chat?.summary(),
     cacheMisses: chat?.stats?.().cacheMisses ?? 0,
-    dryRun: opts.dryRun && chat ? client.formatDryRun(chat.dryRunReport()) : undefined,
+    cacheHits: chat?.stats?.().cacheHits ?? 0,
   };
 }
 
+/**
+ * --dry-run: only the selectors that call a model run, against a client that calls nothing (hybrid still ranks by
+ * similarity offline, for its shortlists); the outcome is the estimate alone. With no such selector nothing runs.
+ */
+async function dryRunOnly(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, deps: EvalTriggerDeps): Promise<EvalTriggerOutcome> {
+  const { describeDryRun, offlineDryRun } = await import('../dryrun.js');
+  const header = resultsHeader(inputs, availability, opts, deps.skillbenchVersion);
+  const chatSelectors = availability.run.filter((s) => CHAT_SELECTORS.includes(s));
+  const offline = availability.run.filter((s) => !CHAT_SELECTORS.includes(s));
+  if (!chatSelectors.length) {
+    deps.progress.stop();
+    return { results: { ...header, runs: [] }, cacheMisses: 0, cacheHits: 0, dryRun: offlineDryRun(offline, inputs.requests.length, availability.skipped) };
+  }
+  const client = await import('../client.js');
+  const chat = await client.createChatClient(opts);
+  const ctx: RunContext = {
+    ...inputs,
+    progress: deps.progress,
+    chatClient: async () => chat,
+    embedder: async (onLoad) => client.createEmbedder({ ...opts, cacheOnly: false }, { onEmbeddingLoad: onLoad }),
+  };
+  try {
+    await runSelectors(ctx, chatSelectors, opts);
+  } finally {
+    deps.progress.stop();
+  }
+  const notes = [
+    `estimated: ${chatSelectors.join(', ')}${opts.runs > 1 ? ` (${opts.runs} runs each)` : ''}`,
+    ...(offline.length ? [`not run: ${offline.join(', ')} (no model call, nothing to estimate)`] : []),
+  ];
+  return { results: { ...header, runs: [] }, cacheMisses: 0, cacheHits: 0, dryRun: describeDryRun(chat.dryRunReport(), notes) };
+}
+
 /** Everything of the results file but the runs: every option that shaped the run, the catalogue and the requests. */
-function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
+function resultsHeader(inputs: EvalInputs, availability: Availability, opts: EvalTriggerOptions, version: string): Omit<ResultsFile, 'runs'> {
   const relative = (p: string) => path.relative(process.cwd(), p) || '.';
   return {
     schema: 'skillbench.results',
-    version: 1,
+    version: RESULTS_VERSION,
     command: 'eval-trigger',
     createdAt: new Date().toISOString(),
     skillbenchVersion: version,
     settings: {
       skills: relative(inputs.catalogue.source), // the folder read (a project's skills/, when that is all it holds)
-      requests: path.relative(process.cwd(), inputs.requestsPath),
+      requests: path.relative(process.cwd(), inputs.requestsPath) || '.',
       skill: opts.skill,
+      evalSets: inputs.evalSets?.map((s) => ({ ...s, file: path.relative(process.cwd(), s.file) })),
       format: opts.format,
       selectors: availability.run,
       skipped: availability.skipped,
@@ -365,14 +401,14 @@ function resultsHeader(inputs: Inputs, availability: Availability, opts: EvalTri
       model: opts.model,
       embeddings: opts.embeddings,
       embeddingModel: opts.embeddingModel,
-      baseUrl: opts.baseUrl,
+      baseUrl: safeUrl(opts.baseUrl),
       cacheOnly: opts.cacheOnly ?? false,
       thinking: opts.thinking,
     },
     catalogue: {
       source: relative(inputs.catalogue.source),
       format: opts.format,
-      skills: inputs.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: inputs.skills.map(resultsSkill),
     },
     requests: inputs.requests,
   };

@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { isCorrect, loaded } from '../metrics.js';
 import { renderCatalogue } from '../prompt.js';
 import { callErrorText } from '../selectors/model.js';
-import { RESULTS_SCHEMA, RESULTS_VERSION } from '../results.js';
+import { RESULTS_SCHEMA, RESULTS_VERSION, resultsSkill } from '../results.js';
 import type {
   Catalogue,
   Decision,
@@ -138,8 +138,8 @@ export function compareArms(baseline: SelectorRun, suggest: SelectorRun, request
     const r = byId.get(b.requestId);
     const s = after.get(key(b));
     if (!r || r.gold === null || !s || b.error !== undefined || s.error !== undefined) continue;
-    const before = isCorrect(b, r.gold);
-    const now = isCorrect(s, r.gold);
+    const before = isCorrect(b, r);
+    const now = isCorrect(s, r);
     if (before === now) continue;
     const flip: ArmFlip = { requestId: r.id, text: r.text, gold: r.gold, baseline: loaded(b), suggest: loaded(s) };
     (now ? out.fixed : out.broken).push(flip);
@@ -246,7 +246,7 @@ export async function runSuggestEval(input: SuggestEvalInput): Promise<SuggestEv
     catalogue: {
       source: catalogue.source,
       format: 'hermes',
-      skills: catalogue.skills.map((s) => ({ name: s.name, hash: s.hash, category: s.category })),
+      skills: catalogue.skills.map(resultsSkill),
     },
     requests,
     runs: [baselineRun, suggestRun, oracleRun],

@@ -70,7 +70,11 @@ async function loadSkills(path: string): Promise<{ catalogue: Catalogue; skills:
 async function similarityRanker(opts: SuggestCliOptions, skills: Skill[]): Promise<Ranker> {
   const { createEmbedder } = await import('../client.js');
   try {
-    const ranker = await createSimilarityRanker(await createEmbedder(opts), skills);
+    // A person at a terminal is told what the silent wait is (stderr: stdout stays the answer or its JSON).
+    const onEmbeddingLoad = process.stderr.isTTY
+      ? () => console.error(opts.embeddings === undefined || opts.embeddings === 'use' ? 'skillbench: loading the offline model (first run only)' : `skillbench: embedding the catalogue with ${opts.embeddings}`)
+      : undefined;
+    const ranker = await createSimilarityRanker(await createEmbedder(opts, { onEmbeddingLoad }), skills);
     return async (text) => {
       try {
         return await ranker(text);
@@ -140,11 +144,14 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
       return;
     }
   }
-  const { createChatClient } = await import('../client.js');
+  const { createChatClient, availableChatProvider } = await import('../client.js');
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, describeDryRun } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean(availableChatProvider()));
   let suggester: ChatClient;
   try {
     // Here the suggester is the only model: --suggester-model, when given, wins over --model.
-    suggester = await createChatClient(opts.suggesterModel ? { ...opts, model: opts.suggesterModel } : opts);
+    suggester = await createChatClient(opts.suggesterModel ? { ...dry.opts, model: opts.suggesterModel } : dry.opts);
   } catch (err) {
     if (!(err instanceof UserError) || !preRanked) throw err;
     // The offline part is done: show it, then say what the model steps need.
@@ -162,9 +169,8 @@ export async function runSuggest(request: string | undefined, opts: SuggestCliOp
     suggestion = await suggestSkill(request, { chat: suggester, skills, settings }, preRanked);
   } catch (err) {
     if (!opts.dryRun || !isDryRun(err)) throw suggestionError(err);
-    const { formatDryRun } = await import('../client.js');
-    out(formatDryRun(suggester.dryRunReport()) + '\n');
-    out('  (the narrow stage depends on the wide stage\'s answer: one more call when the gate opens)\n');
+    const notes = ['(the narrow stage depends on the wide stage\'s answer: one more call when the gate opens)', ...(dry.note ? [dry.note] : [])];
+    out(describeDryRun(suggester.dryRunReport(), notes) + '\n');
     return;
   }
   const model = `${suggester.provider}/${suggester.model}`;
@@ -221,14 +227,27 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { loadRequests } = await import('../requests.js');
   const requests = await loadRequests(opts.requests);
   if (requests.length === 0) throw new UserError(`${opts.requests}: no requests`, 'add at least one request');
+  const withCandidates = requests.find((r) => r.candidates !== undefined);
+  if (withCandidates) {
+    // The suggester sees the whole catalogue; a candidate list it cannot honour must not be dropped without a word.
+    throw new UserError(`${opts.requests}: request "${withCandidates.id}" has a "candidates" list, which suggest --eval does not support`,
+      'remove the candidates (suggest ranks the whole catalogue), or measure per-request candidates with eval-trigger');
+  }
   checkGold(requests, skills, opts.requests);
   const preamble = await readPreamble(opts.preamble);
-  const { createChatClient } = await import('../client.js');
-  const agent = await createChatClient(opts);
-  const suggester = opts.suggesterModel ? await createChatClient({ ...opts, model: opts.suggesterModel }) : agent;
+  const { createChatClient, availableChatProvider } = await import('../client.js');
+  // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
+  const { dryRunProvider, describeDryRun, cacheOnlyNotice } = await import('../dryrun.js');
+  const dry = dryRunProvider(opts, Boolean(availableChatProvider()));
+  const agent = await createChatClient(dry.opts);
+  const suggester = opts.suggesterModel ? await createChatClient({ ...dry.opts, model: opts.suggesterModel }) : agent;
   const ranker = settings.wide === 'similarity' ? await similarityRanker(opts, skills) : undefined;
   const { createProgress } = await import('../progress.js');
-  const progress = createProgress({ live: Boolean(process.stderr.isTTY) && opts.progress, title: 'suggest --eval' });
+  const progress = createProgress({
+    live: Boolean(process.stderr.isTTY) && opts.progress,
+    title: opts.dryRun ? 'suggest --eval --dry-run (nothing is called)' : 'suggest --eval',
+    dryRun: opts.dryRun,
+  });
   let outcome;
   try {
     outcome = await runSuggestEval({
@@ -255,14 +274,20 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { results, comparison } = outcome;
   const clients = suggester === agent ? [agent] : [agent, suggester];
   if (opts.dryRun) {
-    const { formatDryRun } = await import('../client.js');
-    for (const c of clients) out(formatDryRun(c.dryRunReport()) + '\n');
-    out(`  (the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)\n`);
+    const notes = [`(the suggester's narrow stage depends on its wide stage's answers: up to ${requests.length} more calls)`, ...(dry.note ? [dry.note] : [])];
+    out(clients.map((c, i) => describeDryRun(c.dryRunReport(), i === clients.length - 1 ? notes : [])).join('\n') + '\n');
     return;
+  }
+  const { completenessOf, incompleteFailure } = await import('../completeness.js');
+  const stopped = clients.map((c) => c.stats().runStopped).find(Boolean);
+  results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, stopped);
+  if (opts.cacheOnly) {
+    const notice = cacheOnlyNotice(clients.reduce((sum, c) => ({ cacheHits: sum.cacheHits + c.stats().cacheHits, cacheMisses: sum.cacheMisses + c.stats().cacheMisses }), { cacheHits: 0, cacheMisses: 0 }), opts.cacheDir, 'model requests');
+    if (notice) console.error(notice);
   }
   if (files.length) await writeOutputs(results, files);
   const { cacheMissFailure } = await import('../client.js');
-  const missing = cacheMissFailure(clients.map((c) => c.stats()));
+  const missing = cacheMissFailure(clients.map((c) => c.stats())) ?? incompleteFailure(results.completeness);
   if (opts.json) {
     out(JSON.stringify(results, null, 2) + '\n');
     if (missing) throw missing;
@@ -271,7 +296,8 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const { computeMetrics } = await import('../metrics.js');
   const { renderTerminalReport } = await import('../report/terminal.js');
   const metrics = results.runs.map((run) => computeMetrics(run, requests));
-  out(renderTerminalReport(results, metrics, { color: Boolean(process.stdout.isTTY) }));
+  const { layoutFor } = await import('../colors.js');
+  out(renderTerminalReport(results, metrics, layoutFor()));
   out('\n' + renderArms(results, metrics, comparison));
   out('\n' + clients.map((c) => c.summary()).join('\n') + '\n');
   if (files.length) out(`wrote ${files.join(', ')}\n`);

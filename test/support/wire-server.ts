@@ -53,6 +53,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { strictRefusal } from './strict-models.js';
 
 export type Api = 'gemini' | 'anthropic' | 'openai';
 
@@ -79,6 +80,8 @@ export type Reply =
   | { fault: 'hang' }
   | { fault: 'drop' }
   | { fault: 'malformed'; status?: number }
+  | { fault: 'stall'; body: string }
+  | { fault: 'drip'; everyMs: number }
   | { fault: 'delay'; ms: number; reply: Reply };
 
 export type Handler = (req: Recorded) => Reply | Promise<Reply>;
@@ -92,6 +95,11 @@ export interface Handlers {
 export interface WireServerOptions {
   /** Token bucket over every request: `perSecond` refill, `burst` capacity (default: perSecond). */
   rateLimit?: { perSecond: number; burst?: number };
+  /**
+   * As strict as the real APIs (default true): a request to a model of skillbench's model table that carries a
+   * parameter the model does not take gets that API's 400; a retired model gets a 404 (test/support/strict-models.ts).
+   */
+  strict?: boolean;
 }
 
 export interface WireServer {
@@ -163,6 +171,11 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
         return;
       }
     }
+    const refusal = options.strict === false ? null : strictRefusal(route.api, route.method, model, body);
+    if (refusal) {
+      send(res, { status: refusal.status, body: errorBody(route.api, refusal.status, refusal.message) });
+      return;
+    }
     const handler = current[route.api];
     if (!handler) {
       send(res, { status: 404, body: errorBody(route.api, 404, `wire-server: no ${route.api} handler`) });
@@ -181,6 +194,24 @@ export async function startWireServer(handlers: Handlers = {}, options: WireServ
         case 'drop':
           res.socket?.destroy();
           return;
+        case 'stall':
+          // Headers and half a body, then nothing: the SDK's own timer has stopped once the headers came.
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(reply.body.slice(0, Math.floor(reply.body.length / 2)));
+          return;
+        case 'drip': {
+          // One space every few ms, forever: every read succeeds, the answer never ends.
+          hanging.add(res);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const timer = setInterval(() => res.write(' '), reply.everyMs);
+          res.on('close', () => {
+            clearInterval(timer);
+            hanging.delete(res);
+          });
+          return;
+        }
         case 'malformed':
           res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
           res.end('{"candidates": [ this is not json');
@@ -274,9 +305,34 @@ function rateLimitReply(api: Api, waitMs: number): PlainReply {
 }
 
 function errorBody(api: Api, status: number, message: string): unknown {
-  if (api === 'anthropic') return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
-  if (api === 'openai') return { error: { message, type: 'server_error', code: String(status) } };
-  return { error: { code: status, message, status: 'INTERNAL' } };
+  const anthropicType: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error' };
+  if (api === 'anthropic') return { type: 'error', error: { type: anthropicType[status] ?? 'api_error', message } };
+  if (api === 'openai') return { error: { message, type: status === 400 ? 'invalid_request_error' : 'server_error', param: null, code: String(status) } };
+  const googleStatus: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED' };
+  return { error: { code: status, message, status: googleStatus[status] ?? 'INTERNAL' } };
+}
+
+/** Gemini's daily quota: a 429 whose QuotaFailure names a per-day quota (retrying today does not help). */
+export function geminiDailyQuota(): Reply {
+  return {
+    status: 429,
+    body: {
+      error: {
+        code: 429,
+        message: 'You exceeded your current quota, please check your plan and billing details.',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel' }] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '40s' },
+        ],
+      },
+    },
+  };
+}
+
+/** OpenAI's "no credit left": a 429 that waiting does not cure. */
+export function openaiInsufficientQuota(): Reply {
+  return { status: 429, body: { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } } };
 }
 
 // ---------------------------------------------------------------- reply builders
@@ -462,6 +518,15 @@ export const fault = {
   },
   delay(ms: number, reply: Reply): Reply {
     return { fault: 'delay', ms, reply };
+  },
+  /** 200 with headers and the first half of `reply`'s body, then silence (the body never completes). */
+  stall(reply: Reply): Reply {
+    const body = 'body' in reply ? JSON.stringify(reply.body) : '{}';
+    return { fault: 'stall', body };
+  },
+  /** 200, then one byte every `everyMs` ms, forever. */
+  drip(everyMs = 100): Reply {
+    return { fault: 'drip', everyMs };
   },
 };
 
