@@ -74,7 +74,7 @@ for (const c of catalogues) {
 writeBenchSection(
   'Hosts',
   `Command: \`npm run bench\` (or \`node bench/run.mjs hosts\`), file \`bench/hosts.bench.mjs\`, against \`dist/\`.
-Machine: ${machineLine()}. Offline o200k estimates (gpt-tokenizer) of the first turn each host sends
+Machine: ${machineLine()}. Offline o200k estimates (tiktoken) of the first turn each host sends
 (\`skillbench prompt --host H --skills ... --request ...\` shows one), averaged over the request set: system blocks,
 tool declarations as JSON, and the user's message (which holds the listing for hosts that put it there). The **bare
 minimum** is one \`name: description\` line per skill, \`activate_skill\` with the names as an enum, and the request.

@@ -5,6 +5,7 @@ import { readResourceText } from './catalogue.js';
 import { bareMinimumTokens, decisionTokens } from './hosts/minimum.js';
 import { listingNotes, listingSummary } from './hosts/notes.js';
 import { genericHost, type Host } from './hosts/profile.js';
+import { renderListing } from './hosts/listing.js';
 import { hostFrame, type HostFrame } from './hosts/request.js';
 import { renderAlwaysBlock, renderLoadAll, renderSkillContent, visible } from './prompt.js';
 import { countTokens, TOKENIZER_NAME } from './tokenizer.js';
@@ -26,6 +27,11 @@ function formatOf(host: Host): TokenAudit['format'] {
 /** The texts an audit measures, rendered exactly as the agent harness sends them. */
 export interface AuditTexts {
   level1: string;
+  /** Each skill's listing alone, and the listing of no skill: their difference is the skill's own entry. */
+  entries: { name: string; text: string }[];
+  emptyListing: string;
+  /** A JSON roster with no bodies and no files: level 2, level 3 and load-all say nothing about it. */
+  roster: boolean;
   level2: { name: string; text: string }[];
   level3: { name: string; path: string; text: string }[];
   loadAll: string;
@@ -38,16 +44,26 @@ export function auditTexts(catalogue: Catalogue, host: AuditHost): AuditTexts & 
   const frame = hostFrame(asHost(host), catalogue.skills);
   const baseTools = skillToolDeclarations(catalogue.skills, frame.tools);
   const always = skills.filter((s) => s.state === 'always');
+  const spec = frame.host.catalogue.listing;
   return {
     frame,
     // Level 1 is the listing itself (with the always-loaded bodies); the host's words around it count in `decision`.
     level1: always.length ? `${frame.listing.text}\n\n${renderAlwaysBlock(always)}` : frame.listing.text,
+    // An always-loaded skill's entry carries its body: both are sent on every request.
+    entries: skills.map((s) => ({ name: s.name, text: s.state === 'always' ? `${renderListing([s], spec).text}\n\n${renderAlwaysBlock([s])}` : renderListing([s], spec).text })),
+    emptyListing: renderListing([], spec).text,
+    roster: isRoster(catalogue),
     level2: skills.map((s) => ({ name: s.name, text: renderSkillContent(s) })),
     level3: skills.flatMap((s) => s.resources.map((path) => ({ name: s.name, path, text: readResourceText(s, path) }))),
     loadAll: renderLoadAll(catalogue.skills, readResourceText),
     baseTools,
     allTools: [...baseTools, ...allProfileToolDeclarations(catalogue)],
   };
+}
+
+/** A tool roster (MetaTool's tools.json): a JSON list whose entries have no body, so nothing is disclosed later. */
+export function isRoster(catalogue: Catalogue): boolean {
+  return catalogue.kind === 'json' && catalogue.skills.every((s) => s.body.trim() === '' && s.resources.length === 0);
 }
 
 /** Tool schemas as counted offline: the JSON the declarations serialise to. */
@@ -78,7 +94,7 @@ export interface AsyncCounter {
 /** The same audit with a provider's counts (every text counted once, in parallel as the counter allows). */
 export async function auditCatalogueWith(catalogue: Catalogue, host: AuditHost, counter: AsyncCounter): Promise<TokenAudit> {
   const t = auditTexts(catalogue, host);
-  const texts = [t.level1, t.loadAll, ...t.level2.map((x) => x.text), ...t.level3.map((x) => x.text)];
+  const texts = [t.level1, t.loadAll, t.emptyListing, ...t.entries.map((x) => x.text), ...t.level2.map((x) => x.text), ...t.level3.map((x) => x.text)];
   const counts = new Map<string, number>();
   await Promise.all([...new Set(texts)].map(async (x) => counts.set(x, await counter.text(x))));
   const [base, all] = await Promise.all([counter.tools(t.baseTools), counter.tools(t.allTools)]);
@@ -101,6 +117,7 @@ function assemble(
   const base = count.tools(t.baseTools);
   const allProfiles = count.tools(t.allTools);
   const host = t.frame.host;
+  const empty = count.text(t.emptyListing);
   return {
     tokenizer,
     exact,
@@ -108,6 +125,9 @@ function assemble(
     ...(host.name !== 'generic' ? { host: host.name } : {}),
     listing: listingSummary(host, t.frame.listing),
     level1,
+    // What each skill's entry adds to the listing: the line an author edits, in the tokens it costs every request.
+    entries: t.entries.map((x) => ({ name: x.name, tokens: Math.max(0, count.text(x.text) - empty) })),
+    ...(t.roster ? { roster: true } : {}),
     level2: t.level2.map((x) => ({ name: x.name, tokens: count.text(x.text) })),
     level3: t.level3.map((x) => ({ name: x.name, path: x.path, tokens: count.text(x.text) })),
     loadAll,
@@ -129,12 +149,21 @@ const TABLE_STYLE = { head: [], border: [] };
 // No rule between rows: the tables stay short enough to read at a glance.
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
+/** The audit as JSON: for a roster, without the level 2, level 3, load-all, saving and ratio it has no use for. */
+export function auditJson(audit: TokenAudit): Record<string, unknown> {
+  if (!audit.roster) return { ...audit };
+  const { level2: _l2, level3: _l3, loadAll: _all, saving: _saving, ratio: _ratio, ...rest } = audit;
+  return rest;
+}
+
 /** The audit as terminal tables: a summary, then one line per skill (and per resource with perResource). */
 export function renderAuditTables(audit: TokenAudit, opts: { source: string; perResource: boolean }): string {
   const label = audit.exact ? `exact (${audit.tokenizer})` : `estimate (${audit.tokenizer})`;
   const host = audit.host ? `host ${audit.host}, ` : '';
   const out: string[] = [`Token audit of ${opts.source}, ${host}catalogue format ${audit.format}: ${label}`];
   if (audit.listing) out.push(...listingNotes(audit.host ?? 'generic', audit.listing));
+  const entries = new Map((audit.entries ?? []).map((l) => [l.name, l.tokens]));
+  if (audit.roster) return [...out, ...rosterTables(audit, entries)].join('\n');
 
   const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
   const bodies = audit.level2.map((s) => s.tokens);
@@ -163,10 +192,10 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
     const t = resources.get(r.name) ?? { files: 0, tokens: 0 };
     resources.set(r.name, { files: t.files + 1, tokens: t.tokens + r.tokens });
   }
-  const rows = audit.level2.map((s) => ({ name: s.name, body: s.tokens, ...(resources.get(s.name) ?? { files: 0, tokens: 0 }) }));
+  const rows = audit.level2.map((s) => ({ name: s.name, entry: entries.get(s.name) ?? 0, body: s.tokens, ...(resources.get(s.name) ?? { files: 0, tokens: 0 }) }));
   const shown = heaviest(rows, (r) => r.body + r.tokens);
-  const perSkill = new Table({ head: ['skill', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
-  for (const r of shown) perSkill.push([r.name, n(r.body), String(r.files), n(r.tokens)]);
+  const perSkill = new Table({ head: ['skill', 'level 1 (own entry)', 'level 2', 'resources', 'level 3'], colAligns: ['left', 'right', 'right', 'right', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  for (const r of shown) perSkill.push([r.name, n(r.entry), n(r.body), String(r.files), n(r.tokens)]);
   out.push(perSkill.toString());
   if (shown.length < rows.length) out.push(notListed(rows.length - shown.length, 'skills'));
 
@@ -192,6 +221,26 @@ function heaviest<T>(rows: T[], weight: (r: T) => number): T[] {
 
 function notListed(count: number, what: string): string {
   return `... ${n(count)} more ${what} not listed (the ${MAX_TABLE_ROWS} heaviest are, heaviest first; --json lists them all)`;
+}
+
+/** A roster has only a listing and tool schemas: no body is ever loaded, so no level 2, load-all or ratio. */
+function rosterTables(audit: TokenAudit, listing: Map<string, number>): string[] {
+  const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  const entries = [...listing.values()];
+  summary.push(
+    [`level 1: catalogue listing (every request; ${entries.length} entries, each ${entries.length ? `${n(Math.min(...entries))}-${n(Math.max(...entries))}` : '0'})`, n(audit.level1)],
+    ['tool schemas: skill tools', n(audit.tools.base)],
+  );
+  const perEntry = new Table({ head: ['entry', 'level 1 (own entry)'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
+  const rows = [...listing.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = rows.slice(0, MAX_TABLE_ROWS);
+  for (const [name, tokens] of shown) perEntry.push([name, n(tokens)]);
+  return [
+    summary.toString(),
+    'A JSON list with no bodies or files (a tool roster): nothing is disclosed after level 1, so level 2, load-all and their ratio do not apply.',
+    perEntry.toString(),
+    ...(shown.length < rows.length ? [notListed(rows.length - shown.length, 'entries')] : []),
+  ];
 }
 
 function sum(xs: number[]): number {

@@ -9,14 +9,14 @@ import { UserError } from './errors.js';
 import { readJsonFile, readJsonText } from './jsonfile.js';
 import { canonicalJson } from './cache.js';
 import { refusedName, shownName, unservableEntry } from './skill-files.js';
+import { ruleId, ruleLabel, type RuleSlug } from './rules.js';
+import { describeFolders, findSkillFiles, hiddenSkillFolders, LOWERCASE_SKILL_FILE, SKILL_FILE, SKIPPED_DIRS, standardFoldersOf, type FoundSkillFile } from './skill-folders.js';
 import type { Catalogue, Problem, Skill, SkillState, ToolDeclaration } from './types.js';
 
-export const SKILL_FILE = 'SKILL.md';
+export { SKILL_FILE } from './skill-folders.js';
 export const TOOL_PROFILES_FILE = 'tool-profiles.json';
 export const SKILL_STATES: readonly SkillState[] = ['always', 'available', 'never'];
 
-/** Folders never searched for skills nor listed as resources. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 /** Files that only exist to keep an empty folder in git: not resources. */
 const IGNORED_FILES = new Set(['.gitkeep', '.DS_Store']);
 
@@ -29,6 +29,13 @@ export function skillFieldLine(skill: Skill, key: string, nested?: string): numb
   if (!o) return 1;
   if (o.frontmatter === undefined) return o.line ?? 1;
   return nested ? nestedFieldLine(o.frontmatter, key, nested) : fieldLine(o.frontmatter, key);
+}
+
+/** 1-based line of SKILL.md where the body starts (the line after the closing `---`), or 1 when unknown. */
+export function skillBodyLine(skill: Skill): number {
+  const o = origins.get(skill);
+  if (o?.frontmatter === undefined) return 1;
+  return o.frontmatter.split('\n').length + 2;
 }
 
 const CATALOGUE_FIX = 'give a folder of skills (each in its own folder with a SKILL.md) or a JSON file [{"name": ..., "description": ...}]';
@@ -59,9 +66,15 @@ export function assertUsable(catalogue: Catalogue): void {
   );
 }
 
-/** `file:line: severity: message (fix)` with the file relative to the working directory. */
+/** `file:line: severity SB012 rule-name: message (fix)` with the file relative to the working directory. */
 export function formatProblem(p: Problem, cwd = process.cwd()): string {
-  return `${displayPath(p.file, cwd)}:${p.line}: ${p.severity}: ${p.message}${p.fix ? ` (${p.fix})` : ''}`;
+  const rule = ruleLabel(p.rule);
+  return `${displayPath(p.file, cwd)}:${p.line}: ${p.severity}${rule ? ` ${rule}` : ''}: ${p.message}${p.fix ? ` (${p.fix})` : ''}`;
+}
+
+/** The line saying which standard skill folders of a project root were read, or null (a plain catalogue folder). */
+export function catalogueNote(catalogue: Catalogue): string | null {
+  return catalogue.folders ? `skillbench: ${describeFolders(catalogue.folders, (p) => displayPath(p))}` : null;
 }
 
 export function displayPath(file: string, cwd = process.cwd()): string {
@@ -74,59 +87,49 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 // ---------------------------------------------------------------- folder catalogues
 
 async function loadFolder(root: string, shown: string): Promise<Catalogue> {
-  const { files, links } = await findSkillFiles(root);
+  const project = await standardFoldersOf(root);
+  let scan;
+  try {
+    scan = await findSkillFiles(root, { project });
+  } catch (err) {
+    throw new UserError(`${displayPath(root)}: cannot read the folder (${errCode(err)})`, CATALOGUE_FIX);
+  }
+  const { files } = scan;
   if (files.length === 0) {
-    const linked = links.length ? ` (${links.length} symbolic link${links.length === 1 ? '' : 's'} to skills not followed: ${displayPath(links[0]!)}${links.length > 1 ? ', ...' : ''})` : '';
-    throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it${linked}`, links.length ? LINK_FIX : CATALOGUE_FIX);
+    if (project) {
+      throw new UserError(
+        `${shown}: no ${SKILL_FILE} found in its skill folders (${project.map((p) => toPosix(path.relative(root, p))).join(', ')})`,
+        'put each skill in its own folder with a SKILL.md in one of them, or pass the folder that holds your skills with --skills',
+      );
+    }
+    const hidden = await hiddenSkillFolders(root);
+    if (hidden.length) {
+      throw new UserError(
+        `${shown}: no ${SKILL_FILE} found in this folder or below it; folders starting with a dot are not searched, and ${hidden.join(', ')} ${hidden.length === 1 ? 'holds' : 'hold'} skills`,
+        `pass that folder with --skills (e.g. --skills ${toPosix(path.join(shown, hidden[0]!))})`,
+      );
+    }
+    throw new UserError(`${shown}: no ${SKILL_FILE} found in this folder or below it`, CATALOGUE_FIX);
   }
-  const toolProfiles = await readToolProfiles(root);
-  const loaded = await mapLimit(files, 32, (f) => loadSkillFile(root, f)); // bounded: large catalogues, few file handles
-  const problems: Problem[] = loaded.flatMap((l) => l.problems);
-  for (const link of links) {
-    problems.push({ file: link, line: 1, severity: 'warning', message: 'symbolic link to a skill, not followed: this skill is not loaded', fix: LINK_FIX });
-  }
+  // A project whose skills are all in one plain folder (`skills/`) reads as that folder, as it always did; the
+  // standard folders are named on the terminal when a dot-folder or several folders were read.
+  const holding = scan.folders?.filter((f) => f.skills > 0 || f.alreadyFound > 0) ?? [];
+  const single = holding.length === 1 && !isDotFolder(holding[0]!.path) ? holding[0]!.path : undefined;
+  const source = single ?? root;
+  const toolProfiles = await readToolProfiles(source);
+  const loaded = await mapLimit(files, 32, (f) => loadSkillFile(source, f)); // bounded: large catalogues, few file handles
+  const problems: Problem[] = [...scan.problems, ...loaded.flatMap((l) => l.problems)];
   const skills = dropDuplicates(
     loaded.flatMap((l) => (l.skill ? [l.skill] : [])),
     problems,
   );
-  return { source: root, kind: 'folder', skills: sortByName(skills), toolProfiles, problems: sortProblems(problems) };
+  const catalogue: Catalogue = { source, kind: 'folder', skills: sortByName(skills), toolProfiles, problems: sortProblems(problems) };
+  if (scan.folders && !single) catalogue.folders = scan.folders;
+  return catalogue;
 }
 
-const LINK_FIX = 'copy the skill folder in place of the link (links are never followed: a skill is untrusted input)';
-
-/** Every regular SKILL.md below root, sorted by path; symbolic links are not followed, but those that lead to a skill
- *  (a linked SKILL.md, or a linked folder holding one) are returned apart so that they can be reported. */
-async function findSkillFiles(root: string): Promise<{ files: string[]; links: string[] }> {
-  const found: string[] = [];
-  const links: string[] = [];
-  const pending = [root];
-  while (pending.length > 0) {
-    const dir = pending.pop()!;
-    let entries;
-    try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (dir === root) throw new UserError(`${displayPath(root)}: cannot read the folder (${errCode(err)})`, CATALOGUE_FIX);
-      continue; // an unreadable subfolder holds no skill we could load anyway
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) pending.push(p);
-      else if (e.isFile() && e.name === SKILL_FILE) found.push(p);
-      else if (e.isSymbolicLink() && (e.name === SKILL_FILE ? await exists(p) : await exists(path.join(p, SKILL_FILE)))) links.push(p);
-    }
-  }
-  return { files: found.sort(compareStrings), links: links.sort(compareStrings) };
-}
-
-/** Whether a path leads to something (links followed, for reporting only; nothing is read). */
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
+function isDotFolder(folder: string): boolean {
+  return path.basename(path.dirname(folder)).startsWith('.');
 }
 
 interface Loaded {
@@ -134,63 +137,84 @@ interface Loaded {
   problems: Problem[];
 }
 
-async function loadSkillFile(root: string, file: string): Promise<Loaded> {
+/** One skill. `root` is what locations are relative to; categories are relative to the folder searched. */
+async function loadSkillFile(root: string, found: FoundSkillFile): Promise<Loaded> {
+  const { file, realDir } = found;
   const problems: Problem[] = [];
-  const fatal = (line: number, message: string, fix: string): Loaded => {
-    problems.push({ file, line, severity: 'error', message, fix, fatal: true });
+  const fatal = (line: number, message: string, fix: string, rule: RuleSlug): Loaded => {
+    problems.push({ file, line, severity: 'error', message, fix, fatal: true, rule: ruleId(rule) });
     return { problems };
   };
+  const fileName = path.basename(file);
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(file);
   } catch (err) {
-    return fatal(1, `cannot read ${SKILL_FILE} (${errCode(err)})`, 'check the file permissions');
+    return fatal(1, `cannot read ${fileName} (${errCode(err)})`, 'check the file permissions', 'skill-file-unreadable');
   }
   const text = decodeText(bytes);
   if (text === null) {
-    return fatal(1, `${SKILL_FILE} is not UTF-8 text (binary content)`, `write ${SKILL_FILE} as UTF-8 Markdown with a YAML frontmatter`);
+    return fatal(1, `${fileName} is not UTF-8 text (binary content)`, `write ${SKILL_FILE} as UTF-8 Markdown with a YAML frontmatter`, 'skill-file-not-text');
   }
   const parsed = parseFrontmatter(text);
-  if ('error' in parsed) return fatal(parsed.line, parsed.error, parsed.fix);
+  if ('error' in parsed) return fatal(parsed.line, parsed.error, parsed.fix, 'frontmatter-invalid');
   const { data, body } = parsed;
 
-  const name = data.name;
-  if (name === undefined || name === null || (typeof name === 'string' && name.trim() === '')) {
-    return fatal(fieldLine(text, 'name'), 'frontmatter has no `name`', 'add `name: <folder-name>` in lowercase letters, digits and hyphens');
+  // Values are read trimmed, as the reference library (skills-ref) reads them: a block scalar's final newline or a
+  // quoted value's stray spaces are not part of the name or of what the model is shown.
+  const rawName = data.name;
+  if (rawName === undefined || rawName === null || (typeof rawName === 'string' && rawName.trim() === '')) {
+    return fatal(fieldLine(text, 'name'), 'frontmatter has no `name`', 'add `name: <folder-name>` in lowercase letters, digits and hyphens', 'name-missing');
   }
-  if (typeof name !== 'string') {
-    return fatal(fieldLine(text, 'name'), '`name` is not a string', 'write the name as plain text, e.g. `name: my-skill`');
+  if (typeof rawName !== 'string') {
+    return fatal(fieldLine(text, 'name'), '`name` is not a string', 'write the name as plain text, e.g. `name: my-skill`', 'name-missing');
   }
-  const description = data.description;
-  if (description === undefined || description === null || (typeof description === 'string' && description.trim() === '')) {
+  const rawDescription = data.description;
+  if (rawDescription === undefined || rawDescription === null || (typeof rawDescription === 'string' && rawDescription.trim() === '')) {
     return fatal(
       fieldLine(text, 'description'),
       'frontmatter has no `description` (or it is empty)',
       'add a `description:` of 1-1024 characters saying what the skill does and when to use it',
+      'description-missing',
     );
   }
-  if (typeof description !== 'string') {
-    return fatal(fieldLine(text, 'description'), '`description` is not a string', 'write the description as plain text');
+  if (typeof rawDescription !== 'string') {
+    return fatal(fieldLine(text, 'description'), '`description` is not a string', 'write the description as plain text', 'description-missing');
   }
+  const name = rawName.trim();
+  const description = rawDescription.trim();
 
+  if (found.lowercase) {
+    problems.push({
+      file,
+      line: 1,
+      severity: 'warning',
+      message: `the skill file is named ${fileName}; hosts look for ${SKILL_FILE} (read anyway, as skills-ref does)`,
+      fix: `rename it to ${SKILL_FILE}`,
+      rule: ruleId('skill-file-lowercase'),
+    });
+  }
   const { state, toolProfiles } = readSkillMetadata(data, (line, message, fix) =>
-    problems.push({ file, line: line(text), severity: 'error', message, fix }),
+    problems.push({ file, line: line(text), severity: 'error', message, fix, rule: ruleId('metadata-invalid') }),
   );
-  const dir = path.dirname(file);
-  const resources = await listResources(dir, (rel, reason) =>
-    problems.push({ file, line: 1, severity: 'warning', message: `file ${shownName(rel)} is not served (not listed, read or copied for scripts): ${reason}`, fix: 'rename it, or replace a hard link with a copy of the file' }),
+  // Resources, hash, reads and script runs use the real folder; the category and the location shown to the model
+  // use the path as found (`.claude/skills/pdf/SKILL.md`, even when `pdf` links to `.agents/skills/pdf`).
+  const resources = await listResources(realDir, path.basename(file), (rel, reason) =>
+    problems.push({ file, line: 1, severity: 'warning', message: `file ${shownName(rel)} is not served (not listed, read or copied for scripts): ${reason}`, fix: 'rename it, or replace a hard link with a copy of the file', rule: ruleId('resource-not-served') }),
   );
-  const hash = await hashSkill(bytes, dir, resources, (rel, err) =>
-    problems.push({ file, line: 1, severity: 'warning', message: `resource ${rel} cannot be read (${errCode(err)})`, fix: 'check its permissions' }),
+  const hash = await hashSkill(bytes, realDir, resources, (rel, err) =>
+    problems.push({ file, line: 1, severity: 'warning', message: `resource ${rel} cannot be read (${errCode(err)})`, fix: 'check its permissions', rule: ruleId('resource-unreadable') }),
   );
+  const shownDir = path.dirname(file);
+  const categoryRoot = found.scanRoot;
   const skill: Skill = {
     name,
     description,
     body,
-    category: dir === root ? '' : toPosix(path.relative(root, path.dirname(dir))),
-    dir,
+    category: shownDir === categoryRoot ? '' : toPosix(path.relative(categoryRoot, path.dirname(shownDir))),
+    dir: realDir,
     file,
-    location: dir === root ? `${path.basename(root)}/${SKILL_FILE}` : toPosix(path.relative(root, file)),
+    location: shownDir === root ? `${path.basename(root)}/${fileName}` : toPosix(path.relative(root, file)),
     hash,
     resources,
     state,
@@ -329,9 +353,10 @@ function readSkillMetadata(data: Record<string, unknown>, report: Report): { sta
 // ---------------------------------------------------------------- resources and hash
 
 /** Every other file of the skill folder (relative POSIX paths, sorted); nested skill folders are left out;
- *  symbolic links are listed as themselves and never followed. Files that may not be served (see skill-files.ts: a
- *  name with a line break or a backslash, a hard link, an unreadable file) are left out and passed to `onRefused`. */
-export async function listResources(dir: string, onRefused?: (rel: string, reason: string) => void): Promise<string[]> {
+ *  symbolic links are listed as themselves and never followed. `skillFile` is the skill's own file name. Files that
+ *  may not be served (see skill-files.ts: a name with a line break or a backslash, a hard link, an unreadable file)
+ *  are left out and passed to `onRefused`. */
+export async function listResources(dir: string, skillFile = SKILL_FILE, onRefused?: (rel: string, reason: string) => void): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     let entries;
@@ -344,14 +369,14 @@ export async function listResources(dir: string, onRefused?: (rel: string, reaso
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory() && SKIPPED_DIRS.has(e.name)) continue;
       if (!e.isDirectory() && !e.isFile() && !e.isSymbolicLink()) continue;
-      if (!e.isDirectory() && ((rel === '' && e.name === SKILL_FILE) || IGNORED_FILES.has(e.name))) continue;
+      if (!e.isDirectory() && ((rel === '' && e.name === skillFile) || IGNORED_FILES.has(e.name))) continue;
       const badName = refusedName(e.name);
       if (badName) {
         onRefused?.(r, badName);
         continue;
       }
       if (e.isDirectory()) {
-        if (await isRegularFile(path.join(dir, r, SKILL_FILE))) continue; // a nested skill of its own
+        if ((await isRegularFile(path.join(dir, r, SKILL_FILE))) || (await isRegularFile(path.join(dir, r, LOWERCASE_SKILL_FILE)))) continue; // a nested skill of its own
         await walk(r);
         continue;
       }
@@ -448,15 +473,20 @@ async function loadJson(file: string, shown: string): Promise<Catalogue> {
   const lines = nameLines(text);
   const jsonLine = (name: string, occurrence = 1) => lines.get(name)?.[occurrence - 1] ?? 1;
   list.forEach((entry: unknown, i: number) => {
-    const fatal = (line: number, message: string, fix: string) => problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix, fatal: true });
-    if (!isPlainObject(entry)) return fatal(1, 'is not an object', 'write each skill as {"name": ..., "description": ...}');
-    const { name, description } = entry;
-    if (typeof name !== 'string' || name.trim() === '') return fatal(1, 'field "name" is missing or not a string', 'give every entry a "name"');
-    const line = jsonLine(name);
-    if (typeof description !== 'string' || description.trim() === '')
-      return fatal(line, `field "description" of "${name}" is missing, empty or not a string`, 'give every entry a non-empty "description"');
+    const fatal = (line: number, message: string, fix: string, rule: RuleSlug) =>
+      problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix, fatal: true, rule: ruleId(rule) });
+    if (!isPlainObject(entry)) return fatal(1, 'is not an object', 'write each skill as {"name": ..., "description": ...}', 'entry-invalid');
+    const { name: rawName, description: rawDescription } = entry;
+    if (typeof rawName !== 'string' || rawName.trim() === '') return fatal(1, 'field "name" is missing or not a string', 'give every entry a "name"', 'name-missing');
+    const line = jsonLine(rawName);
+    if (typeof rawDescription !== 'string' || rawDescription.trim() === '')
+      return fatal(line, `field "description" of "${rawName}" is missing, empty or not a string`, 'give every entry a non-empty "description"', 'description-missing');
+    const name = rawName.trim();
+    const description = rawDescription.trim();
     const category = typeof entry.category === 'string' ? entry.category : '';
-    const { state, toolProfiles } = readSkillMetadata(entry, (_l, message, fix) => problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix }));
+    const { state, toolProfiles } = readSkillMetadata(entry, (_l, message, fix) =>
+      problems.push({ file, line, severity: 'error', message: `entry ${i}: ${message}`, fix, rule: ruleId('metadata-invalid') }),
+    );
     const skill: Skill = {
       name,
       description,
@@ -526,6 +556,7 @@ function dropDuplicates(skills: Skill[], problems: Problem[], lineOf?: (s: Skill
       message: `duplicate name "${s.name}" (${where}); this copy is ignored`,
       fix: 'give each skill a unique name and rename its folder to match',
       fatal: true,
+      rule: ruleId('duplicate-name'),
     });
   }
   return kept;

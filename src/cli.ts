@@ -2,7 +2,9 @@
 // only light modules at the top and load SDKs, models and renderers inside their action, so --help stays instant.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { UserError, GateFailure, IncompleteRun, formatUserError } from './errors.js';
+import { optionTerm } from './options.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerTokens } from './commands/tokens.js';
@@ -22,6 +24,9 @@ export function buildProgram(): Command {
     .version(VERSION)
     .description('Author, evaluate and benchmark agent skill catalogues: does the agent load the right skill, and what does the catalogue cost?')
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ optionTerm }) // inherited by every command registered below
+    .option('-c, --config <file>', 'the config file (default: skillbench.config.json or .yaml in this folder or the nearest one above it, up to the project root)')
+    .option('--no-config', 'read no config file')
     .exitOverride();
   for (const register of [
     registerEvalTrigger,
@@ -39,7 +44,23 @@ export function buildProgram(): Command {
     register(program);
   }
   program.commands.forEach((c) => c.exitOverride());
+  program.hook('preAction', async (_program, command) => applyConfigFile(program, command));
   return program;
+}
+
+/** The config file's settings, under the flags given on the command line. Loaded only when a command runs. */
+async function applyConfigFile(program: Command, command: Command): Promise<void> {
+  if (command.name() === 'init') return; // creates files; takes nothing a config holds
+  const given = program.opts().config as string | false | undefined;
+  if (given === false) return;
+  const { findConfig, loadConfig, applyConfig } = await import('./config.js');
+  const file = given ?? findConfig();
+  if (!file) return;
+  const config = await loadConfig(file, given ?? path.relative(process.cwd(), file));
+  const { used, unused } = applyConfig(config, command, program.commands);
+  const shown = path.relative(process.cwd(), config.file) || config.file;
+  if (used.length) console.error(`skillbench: settings from ${shown}: ${used.join(', ')} (flags on the command line win)`);
+  if (unused.length) console.error(`skillbench: note: ${shown}: ${unused.join(', ')}: no command of this skillbench version reads ${unused.length === 1 ? 'it' : 'them'}; ignored`);
 }
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 a gate or validation failed, 2 bad input, 3 internal error,

@@ -240,6 +240,14 @@ export function modelPlan(cfg: Pick<ResolvedConfig, 'provider' | 'model' | 'base
   return planModel(cfg.provider, cfg.model, findModel(cfg.provider, cfg.model), parseThinkingFlag(thinking), today(env), local);
 }
 
+/** What the cache options ask for; a contradiction is bad input. */
+export function cacheModes(opts: Pick<ProviderOptions, 'cache' | 'cacheWrite' | 'cacheOnly'>): { read: boolean; write: boolean } {
+  if (opts.cache === false && opts.cacheOnly) {
+    throw new UserError('--no-cache and --cache-only contradict each other (one never reads the cache, the other only reads it)', 'keep one of them');
+  }
+  return { read: opts.cache !== false || Boolean(opts.cacheOnly), write: opts.cache !== false && opts.cacheWrite !== false };
+}
+
 /** The cache key of a chat request (`req` as returned by withDefaults). */
 export function chatCacheKey(provider: ProviderId, model: string, req: ChatRequest, sample = 0): string {
   return cacheKey({ op: 'chat', provider, model, request: req, sample });
@@ -278,8 +286,10 @@ interface ClientCore {
   /** Stops the run after the first few calls fail the same way waiting cannot cure. */
   breaker: Breaker;
   cache: ResponseCache;
-  /** Look answers up in the cache: unless --no-cache, and always with --cache-only or --dry-run (they never call). */
+  /** Look answers up in the cache: unless --no-cache (always with --cache-only). */
   readsCache: boolean;
+  /** Keep live answers in the cache: unless --no-cache or --no-cache-write. */
+  writesCache: boolean;
   limit: LimitFunction;
   /** Null when the model's list price is unknown: dollar figures are then 0 and --max-cost cannot be enforced. */
   price: Price | null;
@@ -305,6 +315,7 @@ function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
   // Every key in the environment, as sent (trimmed) and as written there, must stay out of cache files.
   for (const v of Object.values(KEY_VARS).flat()) registerSecret(env[v]);
   const retryDeadlineMs = tuning.retryDeadlineMs ?? (opts.maxRetryTime !== undefined ? Math.round(opts.maxRetryTime * 1000) : undefined);
+  const modes = cacheModes(opts);
   return {
     opts,
     cfg,
@@ -313,7 +324,8 @@ function clientCore(opts: ProviderOptions, tuning: ClientTuning): ClientCore {
     pacer: new Pacer(cfg.concurrency),
     breaker: new Breaker(cfg.provider, cfg.model),
     cache: new ResponseCache(opts.cacheDir ?? '.skillbench/cache', { secrets: knownSecrets() }),
-    readsCache: opts.cache !== false || Boolean(opts.cacheOnly || opts.dryRun),
+    readsCache: modes.read,
+    writesCache: modes.write,
     limit: pLimit(cfg.concurrency),
     price,
     tally,
@@ -428,7 +440,7 @@ function callLive(core: ClientCore, req: ChatRequest, key: string, sample: numbe
         throw stop;
       }
       // Written before the caller sees it: a run killed after this point never pays for this request again.
-      await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
+      if (core.writesCache) await core.cache.put(makeEntry(key, 'chat', core.cfg.provider, req, sample, { response, costUsd }));
       return { response, cached: false, costUsd, latencyMs: performance.now() - started };
     } catch (err) {
       if (err instanceof CallError && err.kind !== 'stop') core.breaker.record(err);
@@ -507,7 +519,7 @@ async function countTokens(core: ClientCore, req0: ClientRequest): Promise<numbe
   const p = await core.provider();
   if (!p.countTokens) return null;
   const n = await core.limit(() => withRetries(cfg.provider, core.policy, (signal) => p.countTokens!(req, signal), retryHooks(core)));
-  await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
+  if (core.writesCache) await core.cache.put(makeEntry(key, 'countTokens', cfg.provider, req, 0, { tokens: n }));
   return n;
 }
 
@@ -772,7 +784,7 @@ export async function estimatePrefixTokens(req: Pick<ChatRequest, 'system' | 'to
 /** Offline estimate of a request's input tokens (o200k: exact for OpenAI, close for others). */
 export async function estimateInputTokens(req: ChatRequest): Promise<number> {
   // The audit's counter: a skill file or a request may hold special-token look-alikes ("<|endoftext|>"), which
-  // gpt-tokenizer's default countTokens refuses with an exception.
+  // a tokenizer's default encoding refuses with an exception.
   countText ??= (await import('./tokenizer.js')).countTokens;
   const parts: string[] = req.system.map((b) => b.text);
   for (const m of req.messages) {

@@ -47,10 +47,13 @@ export function resolveInput(given: string | undefined, fallback: string, option
 
 /** Loads and checks every input; `notice` gets the one-line notes (which eval sets were found, which skills have none). */
 export async function loadEvalInputs(opts: EvalInputOptions, notice: (line: string) => void = () => undefined): Promise<EvalInputs> {
-  const skillsPath = resolveInput(opts.skills, 'skills', '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
-  const [{ loadCatalogue, assertUsable }, { selectableSkills }] = await Promise.all([import('./catalogue.js'), import('./selectors/index.js')]);
+  const { defaultSkillsPath } = await import('./skill-folders.js');
+  const skillsPath = resolveInput(opts.skills, await defaultSkillsPath(), '--skills', 'the skill catalogue (a folder of SKILL.md files or a JSON file)');
+  const [{ loadCatalogue, assertUsable, catalogueNote }, { selectableSkills }] = await Promise.all([import('./catalogue.js'), import('./selectors/index.js')]);
   const catalogue = await loadCatalogue(skillsPath);
   assertUsable(catalogue);
+  const folders = catalogueNote(catalogue);
+  if (folders) notice(folders);
   const skills = selectableSkills(catalogue.skills);
   if (opts.skill !== undefined) checkSkillOption(opts.skill, skills, catalogue);
 

@@ -41,7 +41,7 @@ export async function mkdirp(dir: string): Promise<void> {
   }
 }
 
-/** Writes an output file the user named (-o, --json), making its folder; a path that cannot be written is bad input.
+/** Writes an output file the user named (-o), making its folder; a path that cannot be written is bad input.
  * Every output passes here, so every output is redacted here: no API key or base-URL credential is ever written. */
 export async function writeOutputFile(file: string, text: string): Promise<void> {
   const target = path.resolve(file);
@@ -50,6 +50,6 @@ export async function writeOutputFile(file: string, text: string): Promise<void>
     await writeFile(target, redact(text));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new UserError(`${file}: cannot write the output (${code})`, 'choose a writable path for -o / --json');
+    throw new UserError(`${file}: cannot write the output (${code})`, 'choose a writable path for -o');
   }
 }

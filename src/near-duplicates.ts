@@ -10,6 +10,7 @@
 // more than MAX_CANDIDATES others. Every warning is a real pair at or above the threshold; a skill similar only to an
 // older member of a group (not to the one indexed) can be missed: the price of the bound.
 import { compareStrings, skillFieldLine } from './catalogue.js';
+import { ruleId } from './rules.js';
 import type { Problem, Skill } from './types.js';
 
 /** Cosine similarity of two descriptions' word counts at or above which they are reported as near duplicates. */
@@ -218,6 +219,7 @@ function toWarnings(found: { skill: Skill; like: Skill; sim: number; group: numb
     severity: 'warning' as const,
     message: `descriptions of "${like.name}" and "${skill.name}" are nearly the same (cosine ${sim.toFixed(2)} >= ${threshold.toFixed(2)}); a model will confuse them`,
     fix: 'say what sets each apart, or merge them',
+    rule: ruleId('near-duplicate-descriptions'),
   }));
   const rest = found.slice(MAX_NEAR_DUPLICATE_WARNINGS);
   if (rest.length > 0) {
@@ -229,6 +231,7 @@ function toWarnings(found: { skill: Skill; like: Skill; sim: number; group: numb
       severity: 'warning',
       message: `${rest.length} more skills have a description nearly the same as another's (${groups} group${groups === 1 ? '' : 's'}), not listed: only the first ${MAX_NEAR_DUPLICATE_WARNINGS} are`,
       fix: 'say what sets each skill apart, or merge them, then run validate again to see the next ones',
+      rule: ruleId('near-duplicate-descriptions'),
     });
   }
   return out;

@@ -30,8 +30,8 @@ export async function readResults(path: string): Promise<ResultsFile> {
   const data = await readJsonFile(resolve(path), {
     shown: path,
     what: 'the results file',
-    readFix: 'pass the path of a file written by --json or -o FILE.json',
-    fix: 'pass a results file written by skillbench --json',
+    readFix: 'pass the path of a file written by -o FILE.json',
+    fix: 'pass a results file written by skillbench -o FILE.json',
   });
   return validateResults(data, path);
 }
@@ -39,7 +39,7 @@ export async function readResults(path: string): Promise<ResultsFile> {
 /** Checks the shape of a parsed results file; throws a UserError naming the file and the first bad field. */
 export function validateResults(data: unknown, file: string): ResultsFile {
   const bad = (field: string, expected: string): never => {
-    throw new UserError(`${file}: field "${field}" ${expected}`, `pass a results file written by skillbench --json (version ${READABLE_VERSIONS.join(' or ')}), or rerun to write a new one`);
+    throw new UserError(`${file}: field "${field}" ${expected}`, `pass a results file written by skillbench -o FILE.json (version ${READABLE_VERSIONS.join(' or ')}), or rerun to write a new one`);
   };
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v);

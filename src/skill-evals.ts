@@ -2,7 +2,7 @@
 // `<skill>/evals/` (EVAL_FILE_NAMES). One eval-trigger run scores every set against its own skill, on the whole
 // catalogue, and pools them. The skill a file belongs to is the catalogue skill whose folder holds `evals/` (else
 // the skill named like that folder); a `skill_name` in the file must agree.
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from './errors.js';
 import { parseRequestSet, requestFormat } from './requests.js';
@@ -30,6 +30,31 @@ export interface SkillEvalSets {
   requests: EvalRequest[];
   /** Selectable skills of the catalogue with no eval set (they still compete for every request). */
   without: string[];
+}
+
+/**
+ * The files found, plus those in each skill's own folder that the search cannot see: a skill reached through a
+ * symbolic link (`.claude/skills/pdf` -> `.agents/skills/pdf`) keeps its evals/ in its real folder (`skill.dir`).
+ */
+async function withSkillFolders(found: string[], skills: Skill[]): Promise<string[]> {
+  const seen = new Set(await Promise.all(found.map(realOf)));
+  const out = [...found];
+  for (const s of skills) {
+    if (!s.dir) continue;
+    const names = new Set(await readdir(path.join(s.dir, 'evals')).catch(() => [] as string[]));
+    for (const n of EVAL_FILE_NAMES) {
+      const file = path.join(s.dir, 'evals', n);
+      if (!names.has(n) || seen.has(await realOf(file))) continue;
+      seen.add(await realOf(file));
+      out.push(file);
+    }
+  }
+  return out.sort();
+}
+
+/** A path with its symbolic links resolved (as given when it cannot be). */
+async function realOf(p: string): Promise<string> {
+  return realpath(p).catch(() => path.resolve(p));
 }
 
 /** Every eval file under `dir` (any depth, symlinks not followed), as `<skill folder>/evals/<name>`. */
@@ -64,18 +89,19 @@ export async function findSkillEvalFiles(dir: string): Promise<string[]> {
  * disagrees with its folder, and every error of the request parser (naming the file).
  */
 export async function loadSkillEvalSets(dir: string, skills: Skill[], opts: { only?: string } = {}): Promise<SkillEvalSets> {
-  const files = await findSkillEvalFiles(dir);
+  const files = await withSkillFolders(await findSkillEvalFiles(dir), skills);
   if (!files.length) {
     throw new UserError(`${dir}: no per-skill eval set found (${SHAPE})`, 'give --requests a request file, or put each skill\'s trigger eval set in its evals/ folder');
   }
-  const byDir = new Map(skills.filter((s) => s.dir).map((s) => [path.resolve(s.dir!), s.name]));
+  // Skill folders are real paths (links resolved): compare real paths.
+  const byDir = new Map(await Promise.all(skills.filter((s) => s.dir).map(async (s) => [await realOf(s.dir!), s.name] as const)));
   const names = new Set(skills.map((s) => s.name));
   const owner = new Map<string, string>();
   const sets: SkillEvalSet[] = [];
   const requests: EvalRequest[] = [];
   for (const file of files) {
     const folder = path.dirname(path.dirname(file));
-    const skill = byDir.get(path.resolve(folder)) ?? (names.has(path.basename(folder)) ? path.basename(folder) : undefined);
+    const skill = byDir.get(await realOf(folder)) ?? (names.has(path.basename(folder)) ? path.basename(folder) : undefined);
     if (skill === undefined) {
       throw new UserError(`${file}: the folder ${folder} is not a selectable skill of the catalogue`, 'point --skills at the catalogue these eval sets belong to, or move the file into its skill\'s evals/ folder');
     }

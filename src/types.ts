@@ -11,9 +11,10 @@ export interface Skill {
   body: string;
   /** Folder path between the catalogue root and the skill folder ('' when flat), POSIX; from `category` for JSON. */
   category: string;
-  /** Absolute path of the skill folder; undefined for JSON catalogues. */
+  /** Absolute real path of the skill folder (symbolic links resolved: reads and script runs are anchored here);
+   *  undefined for JSON catalogues. */
   dir?: string;
-  /** Absolute path of SKILL.md (or of the JSON file). */
+  /** Absolute path of SKILL.md as found (through a linked folder, if it was reached through one), or of the JSON file. */
   file: string;
   /** Path shown to the model in the catalogue prompt (SKILL.md relative to the catalogue root, POSIX). */
   location: string;
@@ -38,6 +39,8 @@ export interface Problem {
   fix: string;
   /** Fatal problems make the skill unusable (unparsable, no name or description, duplicate); it is left out of `skills`. */
   fatal?: boolean;
+  /** The rule id (`SB012`, see src/rules.ts). */
+  rule?: string;
 }
 
 export interface Catalogue {
@@ -49,6 +52,16 @@ export interface Catalogue {
   /** Tool profiles declared in the catalogue-level `tool-profiles.json` (profile name -> tool declarations). */
   toolProfiles: Record<string, ToolDeclaration[]>;
   problems: Problem[];
+  /** A project root: the standard skill folders read (`.claude/skills`, `skills`, ...), absolute paths, with counts. */
+  folders?: SkillFolderUse[];
+}
+
+export interface SkillFolderUse {
+  path: string;
+  /** Skills found in it. */
+  skills: number;
+  /** Of those, skills already found in another folder (the same files, reached through a symbolic link). */
+  alreadyFound: number;
 }
 
 export type CatalogueFormat = 'lines' | 'xml' | 'hermes' | 'markdown';
@@ -576,6 +589,10 @@ export interface TokenAudit {
   /** One first-turn decision without its request: system, tools and catalogue, against the bare minimum. */
   decision?: { tokens: number; bareMinimum: number; ratio: number };
   level1: number;
+  /** Each skill's own entry in the level-1 listing (its listing alone, less the empty listing). */
+  entries?: { name: string; tokens: number }[];
+  /** A JSON list with no bodies or files (a tool roster): level 2, level 3, load-all, saving and ratio mean nothing. */
+  roster?: boolean;
   level2: { name: string; tokens: number }[];
   level3: { name: string; path: string; tokens: number }[];
   loadAll: number;

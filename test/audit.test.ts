@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-// The independent count: gpt-tokenizer called directly, not through src/tokenizer.ts.
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+// The independent count: tiktoken's full build called directly, not through src/tokenizer.ts.
+import { o200k } from './support/o200k.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { auditCatalogue, auditCatalogueWith, renderAuditTables } from '../src/audit.js';
 import { renderCatalogue, renderLoadAll, renderSkillContent } from '../src/prompt.js';
@@ -13,12 +13,11 @@ import type { Skill } from '../src/types.js';
 const root = path.resolve(__dirname, '..');
 const VALID = path.join(root, 'fixtures/valid/categorised');
 const DEMO = path.join(root, 'skills');
-const o200k = (s: string) => encode(s, { disallowedSpecial: new Set() }).length;
 const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
 
 describe('tokenizer', () => {
   it('counts o200k tokens, including special-token look-alikes as plain text', () => {
-    expect(TOKENIZER_NAME).toBe('o200k via gpt-tokenizer');
+    expect(TOKENIZER_NAME).toBe('o200k via tiktoken');
     expect(countTokens('')).toBe(0);
     expect(countTokens('hello world')).toBe(2);
     expect(countTokens('a <|endoftext|> b')).toBe(o200k('a <|endoftext|> b'));
@@ -32,7 +31,7 @@ describe('auditCatalogue', () => {
     const audit = auditCatalogue(cat, format);
     const visible = cat.skills.filter((s) => s.state !== 'never');
 
-    expect(audit).toMatchObject({ tokenizer: 'o200k via gpt-tokenizer', exact: false, format });
+    expect(audit).toMatchObject({ tokenizer: 'o200k via tiktoken', exact: false, format });
     expect(audit.level1).toBe(o200k(renderCatalogue(cat.skills, format)));
     expect(audit.level2).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderSkillContent(s)) })));
     expect(audit.level2.map((x) => x.name)).not.toContain('legacy-fax');
@@ -75,7 +74,7 @@ describe('auditCatalogue', () => {
   it('renders the tables labelled as an estimate naming the tokenizer', async () => {
     const audit = auditCatalogue(await loadCatalogue(VALID), 'xml');
     const out = renderAuditTables(audit, { source: 'fixtures/valid/categorised', perResource: true });
-    expect(out.split('\n')[0]).toBe('Token audit of fixtures/valid/categorised, catalogue format xml: estimate (o200k via gpt-tokenizer)');
+    expect(out.split('\n')[0]).toBe('Token audit of fixtures/valid/categorised, catalogue format xml: estimate (o200k via tiktoken)');
     expect(out).toMatch(new RegExp(`level 1: catalogue listing .*│\\s+${audit.level1.toLocaleString('en-US')} │`));
     expect(out).toMatch(new RegExp(`load-all: .*│\\s+${audit.loadAll.toLocaleString('en-US')} │`));
     expect(out).toContain(`${audit.ratio.toFixed(2)}x`);

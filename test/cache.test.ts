@@ -199,7 +199,8 @@ describe('crash safety and concurrency (child processes)', () => {
     const cacheDir = await tempDir();
     const N = 60;
     server.setHandlers({ openai: async () => openai.toolCall('activate_skill', { name: 'xlsx' }, { input: 50, output: 3 }) });
-    const children = Array.from({ length: 4 }, () => runChild([server.baseUrl('openai'), cacheDir, String(N), '1'])); // --no-cache: all write
+    // Four processes start together on the same keys: each misses, calls and writes before the others' entries land.
+    const children = Array.from({ length: 4 }, () => runChild([server.baseUrl('openai'), cacheDir, String(N), '0']));
     let reads = 0;
     let running = true;
     const reader = (async () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { assertUsable, loadCatalogue, parseFrontmatter, readResourceText } from '../src/catalogue.js';
 import { UserError } from '../src/errors.js';
+import { describeFolders } from '../src/skill-folders.js';
 
 const root = path.resolve(__dirname, '..');
 const fixture = (...p: string[]) => path.join(root, 'fixtures', ...p);
@@ -99,28 +100,149 @@ describe('folder catalogue', () => {
     expect(readResourceText(s, '../../outside-secret.txt')).toBe(''); // only listed resources are read
   });
 
-  it('reports a linked skill (folder or SKILL.md) as not loaded, never following the link', async () => {
+  it('follows links to skill folders, inside and outside the catalogue, anchoring each skill at its real folder', async () => {
     const elsewhere = writeSkill(path.join(tmp, 'elsewhere', 'shared-skill'), 'name: shared-skill\ndescription: Use when testing linked skills.');
+    writeFileSync(path.join(elsewhere, 'notes.md'), 'shared notes');
     const cat = path.join(tmp, 'linked-cat');
     writeSkill(path.join(cat, 'real-skill'), 'name: real-skill\ndescription: Use when testing real skills.');
-    symlinkSync(elsewhere, path.join(cat, 'shared-skill'));
-    mkdirSync(path.join(cat, 'file-link'));
-    symlinkSync(path.join(elsewhere, 'SKILL.md'), path.join(cat, 'file-link', 'SKILL.md'));
+    symlinkSync(elsewhere, path.join(cat, 'shared-skill')); // outside the catalogue
+    symlinkSync('real-skill', path.join(cat, 'alias-skill')); // inside it: the same skill, found once at its real path
     symlinkSync(path.join(tmp, 'no-such-target'), path.join(cat, 'dangling')); // leads nowhere: not a skill, not reported
     const loaded = await loadCatalogue(cat);
-    expect(loaded.skills.map((s) => s.name)).toEqual(['real-skill']);
-    expect(loaded.problems.map((p) => [path.relative(cat, p.file), p.severity, p.message])).toEqual([
-      ['file-link/SKILL.md', 'warning', 'symbolic link to a skill, not followed: this skill is not loaded'],
-      ['shared-skill', 'warning', 'symbolic link to a skill, not followed: this skill is not loaded'],
-    ]);
-    expect(() => assertUsable(loaded)).not.toThrow(); // a warning: the rest of the catalogue can be evaluated
-
-    const onlyLinks = path.join(tmp, 'only-links');
-    mkdirSync(onlyLinks);
-    symlinkSync(elsewhere, path.join(onlyLinks, 'shared-skill'));
-    await expect(loadCatalogue(onlyLinks)).rejects.toThrow(/no SKILL\.md found in this folder or below it \(1 symbolic link to skills not followed: .*only-links\/shared-skill\)/);
+    expect(loaded.skills.map((s) => s.name)).toEqual(['real-skill', 'shared-skill']);
+    expect(loaded.problems).toEqual([]);
+    const shared = loaded.skills.find((s) => s.name === 'shared-skill')!;
+    expect(shared.file).toBe(path.join(cat, 'shared-skill', 'SKILL.md')); // as found, through the link
+    expect(shared.dir).toBe(realpathSync(elsewhere)); // reads and script runs are anchored at the real folder
+    expect(shared.location).toBe('shared-skill/SKILL.md');
+    expect(shared.resources).toEqual(['notes.md']);
+    expect(readResourceText(shared, 'notes.md')).toBe('shared notes');
+    expect(loaded.skills.find((s) => s.name === 'real-skill')!.file).toBe(path.join(cat, 'real-skill', 'SKILL.md'));
   });
 
+  it('follows a linked SKILL.md, and a linked folder of skills', async () => {
+    const elsewhere = writeSkill(path.join(tmp, 'elsewhere2', 'group', 'file-linked'), 'name: file-linked\ndescription: Use when testing linked files.');
+    writeSkill(path.join(tmp, 'elsewhere2', 'group', 'in-group'), 'name: in-group\ndescription: Use when testing linked groups.');
+    const cat = path.join(tmp, 'linked-cat2');
+    mkdirSync(path.join(cat, 'file-linked'), { recursive: true });
+    symlinkSync(path.join(elsewhere, 'SKILL.md'), path.join(cat, 'file-linked', 'SKILL.md'));
+    symlinkSync(path.join(tmp, 'elsewhere2', 'group'), path.join(cat, 'group'));
+    const loaded = await loadCatalogue(cat);
+    // file-linked is reached twice (its folder's SKILL.md is a link, and the linked group holds it): two folders,
+    // one name, so the second is a duplicate like any other.
+    expect(loaded.skills.map((s) => [s.name, s.location])).toEqual([
+      ['file-linked', 'file-linked/SKILL.md'],
+      ['in-group', 'group/in-group/SKILL.md'],
+    ]);
+    expect(loaded.problems.map((p) => [p.rule, path.relative(cat, p.file)])).toEqual([['SB009', 'group/file-linked/SKILL.md']]);
+  });
+
+  it('ends a link loop with a warning naming the link, and reads every real folder once', async () => {
+    const cat = path.join(tmp, 'loop-cat');
+    writeSkill(path.join(cat, 'team', 'looped-skill'), 'name: looped-skill\ndescription: Use when testing loops.');
+    symlinkSync(cat, path.join(cat, 'team', 'back-to-root')); // a loop through an ancestor
+    symlinkSync('.', path.join(cat, 'here')); // a loop onto the folder itself
+    mkdirSync(path.join(cat, 'a'));
+    mkdirSync(path.join(cat, 'b'));
+    symlinkSync(path.join(cat, 'b'), path.join(cat, 'a', 'to-b')); // a cycle between siblings: each read once
+    symlinkSync(path.join(cat, 'a'), path.join(cat, 'b', 'to-a'));
+    const loaded = await loadCatalogue(cat);
+    expect(loaded.skills.map((s) => s.name)).toEqual(['looped-skill']);
+    expect(loaded.problems.map((p) => [p.rule, p.severity, path.relative(cat, p.file), p.message.split(':')[0]])).toEqual([
+      ['SB021', 'warning', 'here', 'symbolic link loop'],
+      ['SB021', 'warning', 'team/back-to-root', 'symbolic link loop'],
+    ]);
+  });
+
+  it('never follows links inside a skill folder: they are its resources', async () => {
+    const cat = path.join(tmp, 'resource-links');
+    const dir = writeSkill(path.join(cat, 'holder'), 'name: holder\ndescription: Use when testing resource links.');
+    writeSkill(path.join(tmp, 'resource-links-target', 'hidden-skill'), 'name: hidden-skill\ndescription: Use when testing.');
+    symlinkSync(path.join(tmp, 'resource-links-target'), path.join(dir, 'refs'));
+    const loaded = await loadCatalogue(cat);
+    expect(loaded.skills.map((s) => s.name)).toEqual(['holder']);
+    expect(loaded.skills[0].resources).toEqual(['refs']);
+  });
+
+  it('reads a lowercase skill.md as skills-ref does, with a warning', async () => {
+    const cat = path.join(tmp, 'lower-cat');
+    mkdirSync(path.join(cat, 'lower'), { recursive: true });
+    writeFileSync(path.join(cat, 'lower', 'skill.md'), '---\nname: lower\ndescription: Use when testing lowercase files.\n---\nBody.\n');
+    writeFileSync(path.join(cat, 'lower', 'notes.md'), 'n');
+    const loaded = await loadCatalogue(cat);
+    expect(loaded.skills.map((s) => [s.name, s.location, s.resources])).toEqual([['lower', 'lower/skill.md', ['notes.md']]]);
+    expect(loaded.problems.map((p) => [p.rule, p.severity])).toEqual([['SB022', 'warning']]);
+  });
+
+  it('trims the name and the description as skills-ref does', async () => {
+    const cat = path.join(tmp, 'trim-cat');
+    writeSkill(path.join(cat, 'trimmed'), 'name: " trimmed "\ndescription: |\n  Use when testing trimmed values.\n');
+    const s = (await loadCatalogue(cat)).skills[0];
+    expect([s.name, s.description]).toEqual(['trimmed', 'Use when testing trimmed values.']);
+  });
+});
+
+describe('a project root', () => {
+  const project = () => path.join(tmp, 'project');
+  beforeAll(() => {
+    // The layout the common installers make: the skills in .agents/skills, linked one by one from .claude/skills.
+    writeSkill(path.join(project(), '.agents', 'skills', 'pdf-filler'), 'name: pdf-filler\ndescription: Use when filling PDF forms.');
+    writeSkill(path.join(project(), '.agents', 'skills', 'csv-cleaner'), 'name: csv-cleaner\ndescription: Use when cleaning CSV files.');
+    mkdirSync(path.join(project(), '.claude', 'skills'), { recursive: true });
+    symlinkSync('../../.agents/skills/pdf-filler', path.join(project(), '.claude', 'skills', 'pdf-filler'));
+    symlinkSync('../../.agents/skills/csv-cleaner', path.join(project(), '.claude', 'skills', 'csv-cleaner'));
+    writeSkill(path.join(project(), '.claude', 'skills', 'claude-only'), 'name: claude-only\ndescription: Use when testing one folder.');
+    writeSkill(path.join(project(), 'skills', 'plain-skill'), 'name: plain-skill\ndescription: Use when testing skills/.');
+    writeSkill(path.join(project(), 'test', 'fixtures', 'fixture-skill'), 'name: fixture-skill\ndescription: Use when never.'); // not a skill folder
+  });
+
+  it('reads the standard skill folders only, each skill once, and says which folders held what', async () => {
+    const loaded = await loadCatalogue(project());
+    expect(loaded.skills.map((s) => [s.name, s.location, s.category])).toEqual([
+      ['claude-only', '.claude/skills/claude-only/SKILL.md', ''],
+      ['csv-cleaner', '.agents/skills/csv-cleaner/SKILL.md', ''],
+      ['pdf-filler', '.agents/skills/pdf-filler/SKILL.md', ''],
+      ['plain-skill', 'skills/plain-skill/SKILL.md', ''],
+    ]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.folders!.map((f) => [path.relative(project(), f.path), f.skills, f.alreadyFound])).toEqual([
+      ['.agents/skills', 2, 0],
+      ['.claude/skills', 1, 2],
+      ['skills', 1, 0],
+    ]);
+    expect(describeFolders(loaded.folders!, (p) => path.relative(project(), p))).toBe(
+      'skills from the standard skill folders: .agents/skills (2 skills), .claude/skills (1 skill, plus 2 linked to skills found in another folder), skills (1 skill)',
+    );
+  });
+
+  it('reads a project whose skills are in skills/ alone as that folder, as before', async () => {
+    const plain = path.join(tmp, 'plain-project');
+    writeSkill(path.join(plain, 'skills', 'only-skill'), 'name: only-skill\ndescription: Use when testing.');
+    writeSkill(path.join(plain, 'fixtures', 'other'), 'name: other\ndescription: Use when testing.');
+    writeFileSync(path.join(plain, 'package.json'), '{}');
+    const loaded = await loadCatalogue(plain);
+    expect(loaded.source).toBe(path.join(plain, 'skills'));
+    expect(loaded.skills.map((s) => [s.name, s.location])).toEqual([['only-skill', 'only-skill/SKILL.md']]);
+    expect(loaded.folders).toBeUndefined();
+    // Without a project marker, a folder with a `skills` category is a catalogue, searched whole.
+    rmSync(path.join(plain, 'package.json'));
+    expect((await loadCatalogue(plain)).skills.map((s) => s.name)).toEqual(['only-skill', 'other']);
+  });
+
+  it('names a skipped dot-folder that holds skills when nothing else does', async () => {
+    const hidden = path.join(tmp, 'hidden-skills');
+    writeSkill(path.join(hidden, '.cursor', 'skills', 'cursor-skill'), 'name: cursor-skill\ndescription: Use when testing.');
+    await expect(loadCatalogue(hidden)).rejects.toThrow(/no SKILL\.md found in this folder or below it; folders starting with a dot are not searched, and \.cursor holds skills/);
+  });
+
+  it('says which folders it looked in when none holds a skill', async () => {
+    const empty = path.join(tmp, 'empty-project');
+    mkdirSync(path.join(empty, '.claude', 'skills'), { recursive: true });
+    await expect(loadCatalogue(empty)).rejects.toThrow(/no SKILL\.md found in its skill folders \(\.claude\/skills\)/);
+  });
+});
+
+describe('more folder catalogue cases', () => {
   it('loads a single skill folder given directly', async () => {
     const cat = await loadCatalogue(fixture('valid/categorised/general-helper'));
     expect(cat.skills.map((s) => [s.name, s.category, s.location])).toEqual([['general-helper', '', 'general-helper/SKILL.md']]);
@@ -194,7 +316,7 @@ describe('broken skills', () => {
     }
     expect(err).toBeInstanceOf(UserError);
     expect((err as UserError).message).toMatch(/6 skills cannot be loaded/);
-    expect((err as UserError).message).toMatch(/js-frontmatter\/SKILL\.md:1: error: frontmatter language "js"/);
+    expect((err as UserError).message).toMatch(/js-frontmatter\/SKILL\.md:1: error SB003 frontmatter-invalid: frontmatter language "js"/);
     expect(() => assertUsable(broken)).toThrow(UserError);
     assertUsable(await loadCatalogue(fixture('valid/categorised')));
   });

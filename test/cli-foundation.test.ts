@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { o200k } from './support/o200k.js';
 import { loadCatalogue } from '../src/catalogue.js';
 import { renderCatalogue, renderLoadAll, renderSkillContent } from '../src/prompt.js';
 import { startWireServer, anthropic, gemini, type WireServer } from './support/wire-server.js';
@@ -34,18 +34,20 @@ describe('skillbench validate', () => {
   it('prints one error line per broken skill, a summary, and exits 1', async () => {
     const r = await run('validate', 'fixtures/broken');
     expect(r.code).toBe(1);
-    const errors = r.out.split('\n').filter((l) => l.includes(': error: '));
-    const folders = errors.map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]);
+    const errors = r.out.split('\n').filter((l) => / error SB\d{3} /.test(l));
+    const folders = errors.map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error SB\d{3} [a-z-]+: /)?.[1]);
     expect(folders.sort()).toEqual(BROKEN_FOLDERS);
-    for (const l of errors) expect(l).toMatch(/^\S+:\d+: error: .+ \(.+\)$/); // file:line: error: message (fix)
-    expect(r.out.split('\n').at(-1)).toBe('fixtures/broken: 11 skills checked (6 could not be loaded): 9 errors, 4 warnings');
+    for (const l of errors) expect(l).toMatch(/^\S+:\d+: error SB\d{3} [a-z0-9-]+: .+ \(.+\)$/); // file:line: error SB000 rule: message (fix)
+    // Every line names its rule, warnings too.
+    expect(r.out.split('\n').filter((l) => l.includes(': warning')).every((l) => /: warning SB\d{3} [a-z0-9-]+: /.test(l))).toBe(true);
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/broken: 11 skills checked (6 could not be loaded): 9 errors, 1 warning');
     noStackTrace(r.out + r.err);
   });
 
   it('exits 0 on a valid catalogue, 2 on unreadable input with one clear line', async () => {
     const ok = await run('validate', 'fixtures/valid/categorised');
     expect(ok.code).toBe(0);
-    expect(ok.out).not.toContain(': error: ');
+    expect(ok.out).not.toMatch(/: error SB\d{3} /);
     const missing = await run('validate', 'fixtures/no-such-folder');
     expect(missing.code).toBe(2);
     expect(missing.err).toBe(
@@ -56,18 +58,31 @@ describe('skillbench validate', () => {
 
   it('--no-warnings hides warnings; --json gives the problems and counts', async () => {
     const quiet = await run('validate', 'fixtures/broken', '--no-warnings');
-    expect(quiet.out).not.toContain(': warning: ');
+    expect(quiet.out).not.toContain(': warning');
     const json = await run('validate', 'fixtures/broken', '--json');
     const data = JSON.parse(json.out);
-    expect(data).toMatchObject({ source: 'fixtures/broken', skills: 11, unusable: 6, errors: 9, warnings: 4 });
-    expect(data.problems[0]).toMatchObject({ file: 'fixtures/broken/Bad_Name/SKILL.md', line: 2, severity: 'error' });
+    expect(data).toMatchObject({ source: 'fixtures/broken', skills: 11, unusable: 6, errors: 9, warnings: 1, strict: false });
+    expect(data.problems[0]).toMatchObject({ file: 'fixtures/broken/Bad_Name/SKILL.md', line: 2, severity: 'error', rule: 'SB006', ruleName: 'name-invalid' });
     expect(json.code).toBe(1);
+  });
+
+  it('--github-annotations: each problem as an annotation at its file and line, titled with its rule', async () => {
+    const r = await run('validate', 'fixtures/broken', '--github-annotations');
+    const lines = r.out.split('\n').filter((l) => l.startsWith('::'));
+    expect(lines).toHaveLength(10); // 9 errors, 1 warning
+    expect(lines).toContain(
+      '::error file=fixtures/broken/name-mismatch/SKILL.md,line=2,title=SB007 name-folder-mismatch::name "another-name" differs from its folder "name-mismatch" (rename the folder to "another-name" or set `name: name-mismatch`)',
+    );
+    expect(lines.filter((l) => l.startsWith('::warning '))).toHaveLength(1);
+    const { githubAnnotation } = await import('../src/annotations.js');
+    // Values are escaped as the runner reads them: a colon or comma in a property, a newline or % in the message.
+    expect(githubAnnotation({ severity: 'error', file: 'a,b:c.md', line: 3, title: 'x', message: '50% done\nnext' })).toBe('::error file=a%2Cb%3Ac.md,line=3,title=x::50%25 done%0Anext');
   });
 
   it('validates a JSON catalogue', async () => {
     const r = await run('validate', 'fixtures/valid/catalogue.json');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').at(-1)).toBe('fixtures/valid/catalogue.json: 3 skills checked: 0 errors, 4 warnings');
+    expect(r.out.split('\n').at(-1)).toBe('fixtures/valid/catalogue.json: 3 skills checked: 0 errors, 1 warning');
   });
 
   it.skipIf(!existsSync(HERMES))('runs on the 177 Hermes skills', async () => {
@@ -75,6 +90,31 @@ describe('skillbench validate', () => {
     expect(r.out.split('\n').at(-1)).toMatch(/^\S*hermes: 177 skills checked: \d+ errors, \d+ warnings$/);
     expect([0, 1]).toContain(r.code);
     noStackTrace(r.err);
+  });
+});
+
+describe('options: each command lists the ones that act for it, spelled the same everywhere', () => {
+  it.each([
+    ['e2e', ['--concurrency', '--embeddings', '--embedding-model']],
+    ['eval-quality', ['--embeddings', '--embedding-model']],
+    ['tokens', ['--thinking', '--max-cost', '--dry-run', '--embeddings']],
+    ['report', ['--provider', '--cache-dir', '--no-progress']],
+    ['validate', ['--provider', '--cache-dir']],
+  ])('%s lists none of %j', async (command, absent) => {
+    const { buildProgram } = await import('../src/cli.js');
+    const cmd = buildProgram().commands.find((c) => c.name() === command)!;
+    const flags = cmd.options.map((o) => o.long);
+    for (const flag of absent) expect(flags, flag).not.toContain(flag);
+  });
+
+  it('has -o take one value, repeatable, and --json as a plain switch in every help', async () => {
+    const { buildProgram } = await import('../src/cli.js');
+    for (const cmd of buildProgram().commands) {
+      const help = cmd.helpInformation();
+      if (cmd.options.some((o) => o.long === '--output')) expect(help, cmd.name()).toMatch(/-o, --output <file>\s/);
+      expect(help, cmd.name()).not.toContain('<file...>');
+      if (cmd.options.some((o) => o.long === '--json')) expect(help, cmd.name()).toMatch(/\n\s+--json\s{2,}/);
+    }
   });
 });
 
@@ -96,7 +136,7 @@ describe('skillbench init', () => {
     expect(cat.skills[0].resources).toEqual([]);
     const v = await run('validate', dir);
     expect(v.code).toBe(0);
-    expect(v.out).not.toContain(': error: ');
+    expect(v.out).not.toMatch(/: error SB\d{3} /);
     expect(v.out).toContain('description still holds TODO placeholders'); // a reminder, not an error
   });
 
@@ -136,8 +176,7 @@ describe('skillbench init', () => {
 });
 
 describe('skillbench tokens', () => {
-  const o200k = (s: string) => encode(s, { disallowedSpecial: new Set() }).length;
-  const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
+    const readRaw = (s: Skill, p: string) => readFileSync(path.join(s.dir!, p), 'utf8');
 
   it('--json prints level 1, level 2 per skill, load-all, saving and ratio matching an independent count', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--format', 'hermes', '--json');
@@ -145,19 +184,44 @@ describe('skillbench tokens', () => {
     const a = JSON.parse(r.out);
     const cat = await loadCatalogue(path.join(root, 'fixtures/valid/categorised'));
     const visible = cat.skills.filter((s) => s.state !== 'never');
-    expect(a).toMatchObject({ source: 'fixtures/valid/categorised', tokenizer: 'o200k via gpt-tokenizer', exact: false, format: 'hermes' });
+    expect(a).toMatchObject({ source: 'fixtures/valid/categorised', tokenizer: 'o200k via tiktoken', exact: false, format: 'hermes' });
     expect(a.level1).toBe(o200k(renderCatalogue(cat.skills, 'hermes')));
     expect(a.level2).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderSkillContent(s)) })));
     expect(a.loadAll).toBe(o200k(renderLoadAll(cat.skills, readRaw)));
     expect(a.saving).toBe(a.loadAll - a.level1);
     expect(a.ratio).toBeCloseTo(a.loadAll / a.level1, 2);
     expect(a.tools.allProfiles).toBeGreaterThan(a.tools.base);
+    // Each skill's own entry: its listing alone less the empty listing, the figure an author edits.
+    const empty = o200k(renderCatalogue([], 'hermes'));
+    expect(a.entries).toEqual(visible.map((s) => ({ name: s.name, tokens: o200k(renderCatalogue([s], 'hermes')) - empty })));
+    expect(a.entries.every((l: { tokens: number }) => l.tokens > 0)).toBe(true);
+  });
+
+  it('gives a JSON roster its listing and tool schemas only: no level 2, load-all or ratio', async () => {
+    const roster = path.join(tmp, 'roster.json');
+    writeFileSync(roster, JSON.stringify([
+      { name: 'weather', description: 'Gives the forecast for a city.' },
+      { name: 'converter', description: 'Converts between metric and imperial units.' },
+      { name: 'clock', description: 'Says what time it is in a time zone.' },
+    ]));
+    // A JSON list that carries a body is not a roster: its level 2 means something.
+    expect(JSON.parse((await run('tokens', '--skills', 'fixtures/valid/catalogue.json', '--json')).out)).toHaveProperty('ratio');
+    const r = await run('tokens', '--skills', roster, '--json');
+    expect(r.code).toBe(0);
+    const a = JSON.parse(r.out);
+    expect(a.roster).toBe(true);
+    for (const absent of ['level2', 'level3', 'loadAll', 'saving', 'ratio']) expect(a, absent).not.toHaveProperty(absent);
+    expect(a.entries.map((l: { name: string }) => l.name)).toHaveLength(3);
+    const table = await run('tokens', '--skills', roster);
+    expect(table.out).toContain('nothing is disclosed after level 1');
+    expect(table.out).not.toMatch(/│ (level 2|level 3|load-all|saving|ratio)/); // no such rows
+    expect(table.out).toMatch(/│ entry\s+│ level 1 \(own entry\) │/);
   });
 
   it('prints the tables labelled as an estimate', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format lines: estimate \(o200k via gpt-tokenizer\)/);
+    expect(r.out).toMatch(/^Token audit of fixtures\/valid\/categorised, catalogue format lines: estimate \(o200k via tiktoken\)/);
     expect(r.out).toContain('tool schema reduction');
   });
 
@@ -168,10 +232,13 @@ describe('skillbench tokens', () => {
     noStackTrace(r.err);
   });
 
-  it('refuses --provider openai (no count-tokens API)', async () => {
+  it('offers only the providers that count tokens, and only the options that act here', async () => {
     const r = await run('tokens', '--skills', 'fixtures/valid/categorised', '--provider', 'openai');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--provider openai has no count-tokens API/);
+    expect(r.err).toMatch(/argument 'openai' is invalid\. Allowed choices are gemini, anthropic/);
+    const help = (await run('tokens', '--help')).out;
+    for (const absent of ['--thinking', '--max-cost', '--dry-run', '--embeddings', '--embedding-model']) expect(help).not.toContain(absent);
+    for (const unknown of ['--thinking', '--max-cost']) expect((await run('tokens', unknown, '1')).code).toBe(2);
   });
 
   describe('--provider anthropic (exact counts through the real SDK and a local wire server)', () => {
@@ -291,7 +358,7 @@ describe.skipIf(!existsSync(DIST_CLI))('built launcher: node bin/skillbench.js',
     const p = spawnSync(process.execPath, ['bin/skillbench.js', 'validate', 'fixtures/broken', '--no-warnings'], { cwd: root, encoding: 'utf8' });
     expect(p.status).toBe(1);
     const lines = p.stdout.trim().split('\n');
-    expect(lines.slice(0, -1).map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error: /)?.[1]).sort()).toEqual(BROKEN_FOLDERS);
+    expect(lines.slice(0, -1).map((l) => l.match(/^fixtures\/broken\/(.+)\/SKILL\.md:\d+: error SB\d{3} [a-z-]+: /)?.[1]).sort()).toEqual(BROKEN_FOLDERS);
     expect(p.stderr).toBe('');
     noStackTrace(p.stdout);
   });

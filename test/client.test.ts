@@ -288,7 +288,7 @@ describe('cache modes', () => {
     expect(c.stats()).toMatchObject({ calls: 0, cacheHits: 0, errors: 1 });
   });
 
-  it('--no-cache always calls and still writes; --cache-only replays with no key and counts misses', async () => {
+  it('--no-cache neither reads nor writes; --no-cache-write reads only; --cache-only replays with no key and counts misses', async () => {
     server.setHandlers({ anthropic: script(ok.anthropic) });
     const cacheDir = await tempDir();
     const live = await client('anthropic', { cacheDir, cache: false });
@@ -296,6 +296,14 @@ describe('cache modes', () => {
     await live.chat(req('one'));
     await live.chat(req('one'));
     expect(hitsOf('anthropic') - before).toBe(2);
+    const replayNothing = await createChatClient({ provider: 'anthropic', cacheDir, cache: true, cacheOnly: true }, { env: {} });
+    expect(await replayNothing.chat(req('one')).catch((e: unknown) => e)).toBeInstanceOf(CacheMissError); // nothing was written
+
+    await (await client('anthropic', { cacheDir, cache: true })).chat(req('one')); // fills the cache with "one"
+    const readOnly = await client('anthropic', { cacheDir, cache: true, cacheWrite: false });
+    expect((await readOnly.chat(req('one'))).cached).toBe(true);
+    expect((await readOnly.chat(req('two'))).cached).toBe(false); // called, and not kept
+    expect(hitsOf('anthropic') - before).toBe(4);
 
     const replay = await createChatClient({ provider: 'anthropic', cacheDir, cache: true, cacheOnly: true }, { env: {} });
     const r = await replay.chat(req('one'));
@@ -305,8 +313,10 @@ describe('cache modes', () => {
     expect(miss).toBeInstanceOf(ProviderError);
     expect(replay.stats().cacheMisses).toBe(1);
     expect(replay.summary()).toMatch(/1 requests missing from the cache/);
-    expect(hitsOf('anthropic') - before).toBe(2);
+    expect(hitsOf('anthropic') - before).toBe(4);
+    await expect(createChatClient({ provider: 'anthropic', cacheDir, cache: false, cacheOnly: true }, { env: {} })).rejects.toThrow(/contradict/);
   });
+
 
   it('never writes an API key or an auth header into the cache (chat and counts, every provider)', async () => {
     const authHeader: Record<Api, [string, string]> = {

@@ -64,7 +64,7 @@ describe.skipIf(!canSandbox)('e2e: the demo expense case (skipped: no sandbox fo
       const before = server.requests.length;
       const traceFile = join(dir, `trace-${api}.json`);
       const { code, stdout, stderr } = await cli(
-        ['Check the demo expense report.', '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '--json', traceFile],
+        ['Check the demo expense report.', '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '-o', traceFile],
         { [api === 'gemini' ? 'GEMINI_API_KEY' : 'ANTHROPIC_API_KEY']: 'test-key' },
       );
       expect(stderr).not.toMatch(/internal error/);

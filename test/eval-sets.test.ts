@@ -122,7 +122,7 @@ describe('skill-creator eval sets: every shape', () => {
 
   it('scores the target: another skill loading on a negative is no needless load, and the gates bound the target', async () => {
     await writeFile(file('expense.json'), JSON.stringify({ skill_name: 'expense-report-checker', evals: expenseSet }));
-    const r = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.05', '--max-needless-load', '0', '--json', file('expense-results.json'), '-o', file('expense.md'));
+    const r = await cli('--requests', file('expense.json'), '--selectors', 'keyword', '--threshold', '0.05', '--max-needless-load', '0', '-o', file('expense-results.json'), '-o', file('expense.md'));
     expect(r.err).not.toMatch(/Error|at /);
     const results = await readResults(file('expense-results.json'));
     const hand = countTargets(results, 'keyword')['expense-report-checker']!;
@@ -148,7 +148,7 @@ describe('skill-creator eval sets: every shape', () => {
 
     // A results file's requests keep their target: fed back as a request file, they are scored the same way.
     await writeFile(file('round-trip.json'), JSON.stringify(results.requests));
-    const again = await cli('--requests', file('round-trip.json'), '--selectors', 'keyword', '--threshold', '0.05', '--json', file('round-trip-results.json'));
+    const again = await cli('--requests', file('round-trip.json'), '--selectors', 'keyword', '--threshold', '0.05', '-o', file('round-trip-results.json'));
     expect(again.code).toBe(0);
     expect(countTargets(await readResults(file('round-trip-results.json')), 'keyword')).toEqual(countTargets(results, 'keyword'));
     const inconsistent = await userError(() => parseRequestSet('t.json', [{ text: 'x', gold: 'a', target: 'b' }]));
@@ -171,7 +171,7 @@ describe('skill-creator eval sets: every shape', () => {
       },
     });
     try {
-      const r = await cli('--requests', file('expense.json'), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-target', '--json', file('expense-model.json'));
+      const r = await cli('--requests', file('expense.json'), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-target', '-o', file('expense-model.json'));
       expect(r.code).toBe(0);
       const results = await readResults(file('expense-model.json'));
       expect(countTargets(results, 'model')['expense-report-checker']).toEqual({ pos: 3, posHit: 2, neg: 3, negHit: 1, otherPos: 1, otherNeg: 1 });
@@ -231,7 +231,7 @@ describe('a folder of skills, each with its own eval set', () => {
   });
 
   it('scores every set against its own skill in one command, and pools them', async () => {
-    const r = await cli('--skills', skills, '--requests', skills, '--selectors', 'keyword', '--threshold', '0.05', '--json', file('folder.json'));
+    const r = await cli('--skills', skills, '--requests', skills, '--selectors', 'keyword', '--threshold', '0.05', '-o', file('folder.json'));
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/3 per-skill eval sets \(positives\+negatives\): expense-report-checker 3\+3, leave-balance-calculator 2\+2, meeting-notes-to-actions 1\+1/);
     expect(r.err).toMatch(/no eval set for 3 skills .*: csv-data-profiler, hr-policy-qa, ticket-triage/);
@@ -254,11 +254,21 @@ describe('a folder of skills, each with its own eval set', () => {
   });
 
   it('finds the sets by itself when there is no requests.json, and --skill keeps one of them', async () => {
-    const r = await runCli(['eval-trigger', '--no-progress', '--cache-dir', file('cache'), '--skills', 'catalogue', '--selectors', 'keyword', '--skill', 'meeting-notes-to-actions', '--json', 'one.json'], { cwd: dir });
+    const r = await runCli(['eval-trigger', '--no-progress', '--cache-dir', file('cache'), '--skills', 'catalogue', '--selectors', 'keyword', '--skill', 'meeting-notes-to-actions', '-o', 'one.json'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/no requests\.json here: scoring the per-skill eval sets of catalogue/);
     const results = await readResults(file('one.json'));
     expect(results.requests.map((q) => q.id)).toEqual(['meeting-notes-to-actions/notes', 'meeting-notes-to-actions/invite']);
+  });
+
+  it('finds the eval set of a skill reached through a symbolic link, in its real folder', async () => {
+    const { symlink } = await import('node:fs/promises');
+    const linked = file('linked-catalogue');
+    await mkdir(linked, { recursive: true });
+    for (const s of ['expense-report-checker', 'hr-policy-qa', 'ticket-triage']) await symlink(path.join(skills, s), path.join(linked, s));
+    const r = await cli('--skills', linked, '--requests', linked, '--selectors', 'keyword', '--threshold', '0.05');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/1 per-skill eval set \(positives\+negatives\): expense-report-checker 3\+3/);
   });
 
   it('refuses two eval files for one skill, and a folder that is no skill', async () => {
@@ -300,7 +310,7 @@ describe('per-request candidates', () => {
   });
 
   it('makes every offline selector choose among the request\'s candidates only', async () => {
-    const r = await cli('--skills', file('tools.json'), '--requests', file('candidates.json'), '--selectors', 'keyword,explicit', '--threshold', '0.05', '--json', file('cand.json'));
+    const r = await cli('--skills', file('tools.json'), '--requests', file('candidates.json'), '--selectors', 'keyword,explicit', '--threshold', '0.05', '-o', file('cand.json'));
     expect(r.code).toBe(0);
     expect(r.out.replace(/\s+/g, ' ')).toMatch(/6 requests \(2 covered, 4 uncovered\), 5 with their own candidate list/);
     const results = await readResults(file('cand.json'));
@@ -319,7 +329,7 @@ describe('per-request candidates', () => {
     expect(explicit.decisions.find((d) => d.requestId === 'x1')).toMatchObject({ chosen: null, detail: { unresolved: 'weather' } });
     // Counted by hand: keyword's needless loads on the 4 hard negatives, with and without their candidate lists.
     const needless = (x: ResultsFile) => x.runs.find((y) => y.selector === 'keyword')!.decisions.filter((d) => byId.get(d.requestId)!.gold === null && got(d) !== null).length;
-    const without = await cli('--skills', file('tools.json'), '--requests', file('no-candidates.json'), '--selectors', 'keyword', '--threshold', '0.05', '--json', file('nocand.json'));
+    const without = await cli('--skills', file('tools.json'), '--requests', file('no-candidates.json'), '--selectors', 'keyword', '--threshold', '0.05', '-o', file('nocand.json'));
     expect(without.code).toBe(0);
     const all = await readResults(file('nocand.json'));
     expect(needless(all)).toBeGreaterThan(needless(results)); // with the full catalogue, each request finds its own tool
@@ -410,7 +420,7 @@ describe('honest thresholds and degenerate sets', () => {
   });
 
   it('runs explicit by default only when a request names a skill', async () => {
-    const none = await cli('--json', file('default.json'));
+    const none = await cli('-o', file('default.json'));
     expect(none.code).toBe(0);
     expect(none.err).toMatch(/skipped explicit \(no request names a skill with \/name or @name/);
     expect((await readResults(file('default.json'))).runs.map((x) => x.selector)).toEqual(['fused', 'similarity', 'keyword']);
@@ -420,7 +430,7 @@ describe('honest thresholds and degenerate sets', () => {
     ]));
     const named = await cli('--requests', file('named.json'), '--selectors', 'keyword,explicit');
     expect(named.out).toMatch(/│ explicit/);
-    const byDefault = await cli('--requests', file('named.json'), '--json', file('named-results.json'));
+    const byDefault = await cli('--requests', file('named.json'), '-o', file('named-results.json'));
     expect(byDefault.err).not.toMatch(/skipped explicit/);
     expect((await readResults(file('named-results.json'))).runs.map((x) => x.selector)).toContain('explicit');
   });
@@ -435,9 +445,9 @@ describe('the per-skill gate catches a dead skill', () => {
     await writeFile(skillFile, text.replace(/description: >-\n(?: {2}.*\n)+/, 'description: Internal helper. Use when asked.\n'));
     expect(await readFile(skillFile, 'utf8')).toMatch(/description: Internal helper\. Use when asked\.\nlicense/);
 
-    const base = await cli('--selectors', 'keyword', '--json', file('lb-base.json'));
+    const base = await cli('--selectors', 'keyword', '-o', file('lb-base.json'));
     expect(base.code).toBe(0);
-    const r = await cli('--skills', dead, '--selectors', 'keyword', '--baseline', file('lb-base.json'), '--threshold', 'baseline', '--json', file('lb-after.json'));
+    const r = await cli('--skills', dead, '--selectors', 'keyword', '--baseline', file('lb-base.json'), '--threshold', 'baseline', '-o', file('lb-after.json'));
     expect(r.code).toBe(1);
     // The global test alone cannot fail it: 5 discordant pairs, all worse, exact McNemar p = 0.0625.
     expect(r.out.replace(/\s+/g, ' ')).toMatch(/keyword: against the baseline, better on \d+, worse on \d+ requests \(exact McNemar p = [\d.]+\)/);

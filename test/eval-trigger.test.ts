@@ -2,7 +2,7 @@
 // catalogue, the no-key notice, the model/hybrid/explicit paths against the local wire-format server, the results
 // file, the rate gates and the baseline gate (identical run passes; a worsened description fails naming the flips).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -65,7 +65,7 @@ const base = () => ['--skills', file('catalogue.json'), '--requests', file('requ
 
 describe('eval-trigger offline', () => {
   it('runs the offline selectors without a key and says in one line what it skipped and how to enable it', async () => {
-    const r = await cli(...base(), '--json', file('offline.json'));
+    const r = await cli(...base(), '-o', file('offline.json'));
     expect(r.code).toBe(0);
     const notice = r.err.split('\n').filter((l) => l.includes('skipped'));
     expect(notice).toHaveLength(1);
@@ -102,10 +102,10 @@ describe('eval-trigger offline', () => {
   it('applies a fixed threshold and one calibrated on another request set', async () => {
     // 12 requests also scored (in-sample) and one that is not: both sides, as --calibrate needs.
     await writeFile(file('calib.json'), JSON.stringify([...requests.slice(0, 12), { id: 'cal-neg', text: 'What is the boiling point of water?', gold: null }]));
-    const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '--json', file('fixed.json'));
+    const fixed = await cli(...base(), '--selectors', 'keyword', '--threshold', 'keyword=0.9', '-o', file('fixed.json'));
     expect(fixed.code).toBe(0);
     expect(fixed.out).toMatch(/threshold applied: 0\.900 \(fixed by --threshold\)/);
-    const cal = await cli(...base(), '--selectors', 'keyword', '--calibrate', file('calib.json'), '--json', file('cal.json'));
+    const cal = await cli(...base(), '--selectors', 'keyword', '--calibrate', file('calib.json'), '-o', file('cal.json'));
     expect(cal.code).toBe(0);
     const th = (await readResults(file('cal.json'))).runs[0]!.threshold!;
     expect(th.source).toBe('calibrated');
@@ -119,14 +119,14 @@ describe('eval-trigger offline', () => {
       { query: 'Merge these three PDF files into one', should_trigger: true },
       { query: 'What is the capital of Peru?', should_trigger: false },
     ]));
-    const r = await cli('--skills', file('catalogue.json'), '--requests', file('sc.json'), '--skill', 'doc-extractor', '--selectors', 'keyword', '--json', file('sc-results.json'));
+    const r = await cli('--skills', file('catalogue.json'), '--requests', file('sc.json'), '--skill', 'doc-extractor', '--selectors', 'keyword', '-o', file('sc-results.json'));
     expect(r.code).toBe(0);
     const results = await readResults(file('sc-results.json'));
     expect(results.requests.map((q) => q.gold)).toEqual(['doc-extractor', null]);
   });
 
   it('fails a rate gate with exit 1 after writing the results', async () => {
-    const r = await cli(...base(), '--selectors', 'explicit', '--max-wrong-load', '0.5', '--json', file('gated.json'));
+    const r = await cli(...base(), '--selectors', 'explicit', '--max-wrong-load', '0.5', '-o', file('gated.json'));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/gate failed: explicit: wrong load 92\.9% \(13\/14\) is above --max-wrong-load 0\.5/);
     const results = await readResults(file('gated.json'));
@@ -137,14 +137,14 @@ describe('eval-trigger offline', () => {
 describe('baseline gate', () => {
   const keyword = ['--selectors', 'keyword', '--threshold', '0.01'];
   it('passes an identical run and fails a worsened description, naming the requests that flipped', async () => {
-    const first = await cli(...base(), ...keyword, '--json', file('baseline.json'));
+    const first = await cli(...base(), ...keyword, '-o', file('baseline.json'));
     expect(first.code).toBe(0);
     const same = await cli(...base(), ...keyword, '--baseline', file('baseline.json'));
     expect(same.code).toBe(0);
     expect(same.out).toMatch(/gate: passed/);
     expect(same.out).toMatch(/better on 0, worse on 0 requests/);
 
-    const worse = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...keyword, '--baseline', file('baseline.json'), '--json', file('worse-results.json'));
+    const worse = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...keyword, '--baseline', file('baseline.json'), '-o', file('worse-results.json'));
     expect(worse.code).toBe(1);
     expect(worse.err).toMatch(/gate failed: keyword: worse than .*baseline\.json on \d+ of 17 paired requests/);
     const results = await readResults(file('worse-results.json'));
@@ -153,15 +153,32 @@ describe('baseline gate', () => {
     expect(broken.every((id) => id.startsWith('pdf-'))).toBe(true);
     for (const id of broken) expect(worse.out).toContain(`broken keyword ${id}: doc-extractor ->`);
   });
+  it('--github-annotations: the failed gate as an error, each request that got worse as a warning at its line', async () => {
+    await writeFile(file('pretty.json'), JSON.stringify(requests, null, 2));
+    const shown = path.relative(process.cwd(), file('pretty.json'));
+    expect((await cli('--skills', file('catalogue.json'), '--requests', file('pretty.json'), ...keyword, '-o', file('pretty-base.json'))).code).toBe(0);
+    const passed = await cli('--skills', file('catalogue.json'), '--requests', file('pretty.json'), ...keyword, '--baseline', file('pretty-base.json'), '--github-annotations');
+    expect(passed.code).toBe(0);
+    expect(passed.out).not.toContain('::'); // nothing to annotate when the gate passes
+    const worse = await cli('--skills', file('worse.json'), '--requests', file('pretty.json'), ...keyword, '--baseline', file('pretty-base.json'), '--github-annotations');
+    expect(worse.code).toBe(1);
+    const lines = worse.out.split('\n').filter((l) => l.startsWith('::'));
+    expect(lines[0]).toMatch(/^::error title=skillbench gate failed::keyword: worse than .*pretty-base\.json on \d+ of 17 paired requests/);
+    const pdf2 = lines.find((l) => l.includes('got worse on pdf-2'))!;
+    const line = (await import('node:fs')).readFileSync(file('pretty.json'), 'utf8').split('\n').findIndex((l) => l.includes('"id": "pdf-2"')) + 1;
+    expect(pdf2).toBe(`::warning file=${shown},line=${line},title=skillbench%3A keyword got worse on pdf-2::"Merge these three PDF files into one" now loads ${pdf2.split(' now loads ')[1]}`);
+    expect(pdf2).toMatch(/\(the baseline loaded doc-extractor\)$/);
+  });
+
   it('says which requests it could not pair when the request sets differ', async () => {
-    await cli(...base(), ...keyword, '--json', file('baseline-all.json'));
+    await cli(...base(), ...keyword, '-o', file('baseline-all.json'));
     await writeFile(file('fewer.json'), JSON.stringify(requests.slice(0, 15)));
     const r = await cli('--skills', file('catalogue.json'), '--requests', file('fewer.json'), ...keyword, '--baseline', file('baseline-all.json'));
     expect(r.code).toBe(0);
     expect(r.out.replace(/\n {2,}/g, ' ')).toMatch(/note: the request sets differ: compared on the 15 requests .* 0 only in this run, 2 only in .*baseline-all\.json \(neg-2, neg-3\)/);
   });
   it('writes the outputs of a run whose baseline cannot be compared, then exits 2 naming why', async () => {
-    const r = await cli(...base(), '--selectors', 'explicit', '--baseline', file('baseline.json'), '--json', file('unpaired.json'));
+    const r = await cli(...base(), '--selectors', 'explicit', '--baseline', file('baseline.json'), '-o', file('unpaired.json'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/baseline\.json: no selector in common with this run \(baseline has keyword; this run has explicit\)/);
     expect((await readResults(file('unpaired.json'))).runs[0]!.selector).toBe('explicit');
@@ -178,15 +195,15 @@ describe('--threshold baseline', () => {
   const scoreSelectors = ['--selectors', 'similarity,keyword'];
   it('measures the run at the thresholds the baseline applied, not at the ones its own requests would pick', async () => {
     // The baseline: the worsened catalogue, thresholds chosen on it (optimistic).
-    const main = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...scoreSelectors, '--json', file('th-main.json'));
+    const main = await cli('--skills', file('worse.json'), '--requests', file('requests.json'), ...scoreSelectors, '-o', file('th-main.json'));
     expect(main.code).toBe(0);
     const baseline = await readResults(file('th-main.json'));
     // The same run on the changed catalogue, left to choose: its requests pick other thresholds.
-    const own = await cli(...base(), ...scoreSelectors, '--json', file('th-own.json'));
+    const own = await cli(...base(), ...scoreSelectors, '-o', file('th-own.json'));
     expect(own.code).toBe(0);
     const optimistic = await readResults(file('th-own.json'));
 
-    const pr = await cli(...base(), ...scoreSelectors, '--baseline', file('th-main.json'), '--threshold', 'baseline', '--json', file('th-pr.json'));
+    const pr = await cli(...base(), ...scoreSelectors, '--baseline', file('th-main.json'), '--threshold', 'baseline', '-o', file('th-pr.json'));
     expect(pr.code).toBe(0);
     const results = await readResults(file('th-pr.json'));
     for (const selector of ['similarity', 'keyword']) {
@@ -209,7 +226,7 @@ describe('--threshold baseline', () => {
   });
 
   it('refuses --threshold baseline without --baseline, or with --calibrate', async () => {
-    const r = await cli(...base(), '--selectors', 'keyword', '--threshold', 'baseline', '--json', file('th-none.json'));
+    const r = await cli(...base(), '--selectors', 'keyword', '--threshold', 'baseline', '-o', file('th-none.json'));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--threshold baseline: no --baseline FILE to take the thresholds from/);
     expect(r.err).not.toMatch(/\[keyword\]/); // refused before running
@@ -272,7 +289,7 @@ describe('model, hybrid and explicit through the wire server', () => {
   afterAll(() => server?.close());
 
   it('runs every selector asked for and records usage, errors apart, and hybrid tokens beside the model\'s', async () => {
-    const r = await cli(...base(), '--selectors', 'model,hybrid,explicit', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire', '--k', '2', '--json', file('model.json'));
+    const r = await cli(...base(), '--selectors', 'model,hybrid,explicit', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire', '--k', '2', '-o', file('model.json'));
     expect(r.err).not.toMatch(/skipped/);
     // pdf-8 fails in both chat selectors: the run is incomplete (exit 4), and says so after writing its results.
     expect(r.code).toBe(4);
@@ -335,7 +352,7 @@ describe('model, hybrid and explicit through the wire server', () => {
   });
 
   it('repeats model requests with --runs and lists the flaky ones', async () => {
-    const r = await cli(...base(), '--selectors', 'model', '--runs', '2', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-runs', '--json', file('runs.json'),
+    const r = await cli(...base(), '--selectors', 'model', '--runs', '2', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-runs', '-o', file('runs.json'),
       '--max-error-rate', '0.1');
     expect(r.code).toBe(0); // 2 errors of 34 calls: within --max-error-rate 0.1
     const results = await readResults(file('runs.json'));
@@ -345,11 +362,11 @@ describe('model, hybrid and explicit through the wire server', () => {
   });
 
   it('replays with --cache-only without calling; a miss is exit 2 after the results are written', async () => {
-    const first = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-replay', '--json', file('replay-1.json'));
+    const first = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--model', 'wire-replay', '-o', file('replay-1.json'));
     expect(first.code).toBe(4); // pdf-8 failed: incomplete
     const before = server.hits.openai;
     // The failed request (pdf-8) is not cached: errors never are, so even a full replay misses exactly that one.
-    const replay = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'wire-replay', '--json', file('replay-2.json'));
+    const replay = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'wire-replay', '-o', file('replay-2.json'));
     expect(server.hits.openai).toBe(before);
     expect(replay.code).toBe(2);
     expect(replay.err).toMatch(/1 requests were not in the cache \(--cache-only\)/);
@@ -357,7 +374,7 @@ describe('model, hybrid and explicit through the wire server', () => {
     const chosen = (r: typeof a) => r.runs[0]!.decisions.filter((d) => !d.error).map((d) => [d.requestId, d.chosen]);
     expect(chosen(b)).toEqual(chosen(a));
 
-    const other = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'never-cached', '--json', file('replay-3.json'));
+    const other = await cli(...base(), '--selectors', 'model', '--provider', 'openai', '--cache-only', '--model', 'never-cached', '-o', file('replay-3.json'));
     expect(server.hits.openai).toBe(before);
     expect(other.code).toBe(2);
     expect(other.err).toMatch(/17 requests were not in the cache/);
@@ -388,7 +405,7 @@ describe('model, hybrid and explicit through the wire server', () => {
   });
 
   it('--dry-run without --provider or a key: the run would be offline; nothing is run', async () => {
-    const r = await cli(...base(), '--dry-run', '--json', file('dry.json'));
+    const r = await cli(...base(), '--dry-run', '-o', file('dry.json'));
     expect(r.code).toBe(0);
     expect(r.out).toBe(
       'dry run, nothing called: fused, similarity, keyword, explicit call no model; the run would score 17 requests offline, with no call and no cost.\n' +
@@ -398,8 +415,59 @@ describe('model, hybrid and explicit through the wire server', () => {
     expect(existsSync(file('dry.json'))).toBe(false);
   });
 
+  it('--no-cache neither reads nor writes the cache; --no-cache-write reads it but keeps nothing new', async () => {
+    const cache = file('cache-modes');
+    // One request of 17 always fails (pdf-8): within --max-error-rate 0.1, so each run is complete (exit 0).
+    const model = ['--selectors', 'model', '--provider', 'openai', '--base-url', server.baseUrl('openai'), '--cache-dir', cache, '--max-error-rate', '0.1'];
+    const entries = async () => (await readdir(cache, { recursive: true }).catch(() => [])).filter((f) => String(f).endsWith('.json')).length;
+    let before = server.hits.openai;
+    expect((await cli(...base(), ...model, '--model', 'wire-modes', '--no-cache')).code).toBe(0);
+    expect(server.hits.openai - before).toBe(17);
+    expect(await entries()).toBe(0); // nothing written
+    expect((await cli(...base(), ...model, '--model', 'wire-modes')).code).toBe(0); // fills the cache (16: errors are never cached)
+    const kept = await entries();
+    expect(kept).toBe(16);
+    before = server.hits.openai;
+    expect((await cli(...base(), ...model, '--model', 'wire-modes', '--no-cache')).code).toBe(0);
+    expect(server.hits.openai - before).toBe(17); // nothing read either: every call is made again
+    const dry = await cli(...base(), ...model, '--model', 'wire-modes', '--no-cache', '--dry-run');
+    expect(dry.out).toMatch(/17 calls to make and 0 \(0%\) answered from the cache/); // cached entries exist, --no-cache reads none
+    before = server.hits.openai;
+    expect((await cli(...base(), ...model, '--model', 'wire-modes', '--no-cache-write')).code).toBe(0);
+    expect(server.hits.openai - before).toBe(1); // read: only the request that failed before is called
+    expect((await cli(...base(), ...model, '--model', 'wire-other', '--no-cache-write')).code).toBe(0);
+    expect(await entries()).toBe(kept); // the other model's answers were not kept
+    const both = await cli(...base(), ...model, '--model', 'wire-modes', '--no-cache', '--cache-only');
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--no-cache and --cache-only contradict each other/);
+  });
+
+  it('prints the results file on stdout with --json; the old `--json FILE` writes FILE with a note', async () => {
+    const r = await cli(...base(), '--selectors', 'keyword,explicit', '--json');
+    expect(r.code).toBe(0);
+    const parsed = JSON.parse(r.out);
+    expect(parsed).toMatchObject({ schema: 'skillbench.results', version: 2, command: 'eval-trigger' });
+    expect(parsed.runs.map((x: { selector: string }) => x.selector)).toEqual(['keyword', 'explicit']);
+    const old = await cli(...base(), '--selectors', 'keyword', '--json', file('old-spelling.json'));
+    expect(old.code).toBe(0);
+    expect(old.out).toMatch(/│ keyword/); // the tables, as before
+    expect(old.err).toContain(`\`--json ${file('old-spelling.json')}\` is the old spelling: write \`-o ${file('old-spelling.json')}\``);
+    expect((await readResults(file('old-spelling.json'))).runs[0]!.selector).toBe('keyword');
+    // The old `-o a b` (one -o, several files): still written, with a note; a stray argument is named.
+    const greedy = await cli(...base(), '--selectors', 'keyword', '-o', file('greedy.json'), file('greedy.md'));
+    expect(greedy.code).toBe(0);
+    expect(greedy.err).toContain(`is the old spelling: write -o before each file (-o ${file('greedy.json')} -o ${file('greedy.md')})`);
+    expect((await readFile(file('greedy.md'), 'utf8')).length).toBeGreaterThan(0);
+    const stray = await cli(...base(), '--selectors', 'keyword', 'skills');
+    expect(stray.code).toBe(2);
+    expect(stray.err).toContain('unexpected argument "skills" for eval-trigger');
+    const twice = await cli(...base(), '--selectors', 'keyword', '-o', file('twice.json'), '-o', file('twice.json'));
+    expect(twice.code).toBe(2);
+    expect(twice.err).toMatch(/twice\.json is given twice as an output/);
+  });
+
   it('turns a failed embedding provider into error decisions, counted apart, not a crash', async () => {
-    const r = await cli(...base(), '--selectors', 'similarity,keyword', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '--json', file('emb-fail.json'));
+    const r = await cli(...base(), '--selectors', 'similarity,keyword', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '-o', file('emb-fail.json'));
     expect(r.code).toBe(4);
     const results = await readResults(file('emb-fail.json'));
     const sim = computeMetrics(results.runs[0]!, results.requests);
@@ -411,9 +479,9 @@ describe('model, hybrid and explicit through the wire server', () => {
 
   it('--threshold baseline fails with exit 2, before any call, when the baseline cannot give a score selector its threshold', async () => {
     // Baselines written offline: keyword only; similarity with the offline use model; similarity whose embeddings failed.
-    expect((await cli(...base(), '--selectors', 'keyword', '--json', file('th-keyword.json'))).code).toBe(0);
-    expect((await cli(...base(), '--selectors', 'similarity', '--json', file('th-use.json'))).code).toBe(0);
-    const failed = await cli(...base(), '--selectors', 'similarity', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '--json', file('th-failed.json'));
+    expect((await cli(...base(), '--selectors', 'keyword', '-o', file('th-keyword.json'))).code).toBe(0);
+    expect((await cli(...base(), '--selectors', 'similarity', '-o', file('th-use.json'))).code).toBe(0);
+    const failed = await cli(...base(), '--selectors', 'similarity', '--embeddings', 'openai', '--base-url', server.baseUrl('openai'), '-o', file('th-failed.json'));
     expect(failed.code).toBe(4);
     expect((await readResults(file('th-failed.json'))).runs[0]!.threshold).toBeUndefined();
 
@@ -429,7 +497,7 @@ describe('model, hybrid and explicit through the wire server', () => {
     ];
     for (const [args, message] of cases) {
       const before = server.hits.openai;
-      const r = await cli(...base(), ...paid, ...args, '--threshold', 'baseline', '--json', file('th-refused.json'));
+      const r = await cli(...base(), ...paid, ...args, '--threshold', 'baseline', '-o', file('th-refused.json'));
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.err).toMatch(message);
       expect(r.err).toMatch(/fix: /);

@@ -252,7 +252,7 @@ describe('skillbench prompt --host H --json: the forms docs/hosts.md documents',
     expect(r.stdout).toContain('request: none given (--request TEXT); shown as <the user request>');
     expect(r.stdout).toMatch(/claude-code-2\.0: the listing \([\d,]+ characters\) is over the 500-character budget \(--listing-budget\); \d skills? dropped\./);
     expect(r.stdout).toMatch(/dropped \(the model cannot see them\): [a-z-]+/);
-    expect(r.stdout).toMatch(/== tokens \(o200k via gpt-tokenizer, an estimate\) ==\nsystem \d+ \+ tools \d+ \+ messages \d+ = \d+; bare minimum \d+ \(\d+\.\d\dx\)/);
+    expect(r.stdout).toMatch(/== tokens \(o200k via tiktoken, an estimate\) ==\nsystem \d+ \+ tools \d+ \+ messages \d+ = \d+; bare minimum \d+ \(\d+\.\d\dx\)/);
     const bad = await runCli(['prompt', '--host', 'nope.yaml'], { cwd: root });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--host nope\.yaml: cannot read the profile file/);

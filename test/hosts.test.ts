@@ -424,9 +424,15 @@ describe('tokens and validate with --host', () => {
     const { runCli } = await import('./support/cli.js');
     const r = await runCli(['validate', 'skills', '--host', 'claude-code-2.0', '--listing-budget', '1600'], { cwd: root });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^skills:1: warning: the claude-code-2\.0 listing is [\d,]+ characters, [\d,]+ over its 1,600-character budget \(--listing-budget\): \d skills dropped\./m);
-    expect(r.stdout).toMatch(/ticket-triage\/SKILL\.md:\d+: warning: skill "ticket-triage" is left out of the claude-code-2\.0 listing/);
+    expect(r.stdout).toMatch(/^skills:1: warning SB025 listing-over-host-budget: the claude-code-2\.0 listing is [\d,]+ characters, [\d,]+ over its 1,600-character budget \(--listing-budget\): \d skills dropped\./m);
+    expect(r.stdout).toMatch(/ticket-triage\/SKILL\.md:\d+: warning SB025 listing-over-host-budget: skill "ticket-triage" is left out of the claude-code-2\.0 listing/);
     const plain = await runCli(['validate', 'skills'], { cwd: root });
     expect(plain.stdout).not.toMatch(/listing is/);
+    // The budget warnings follow --strict (an error, exit 1) and --rule (switched off) like every rule.
+    const strict = await runCli(['validate', 'skills', '--host', 'claude-code-2.0', '--listing-budget', '1600', '--strict'], { cwd: root });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/^skills:1: error SB025 listing-over-host-budget:/m);
+    const off = await runCli(['validate', 'skills', '--host', 'claude-code-2.0', '--listing-budget', '1600', '--rule', 'SB025=off'], { cwd: root });
+    expect(off.stdout).not.toMatch(/SB025/);
   });
 });

@@ -330,3 +330,39 @@ describe('loader: hard links, and file names that would poison the listing', () 
     }
   });
 });
+
+describe('loader: skills reached through symbolic links (as installers link .claude/skills/<name>)', () => {
+  let project: string;
+  let linked: Catalogue;
+  beforeAll(async () => {
+    project = mkdtempSync(join(tmpdir(), 'skillbench-linked-project-'));
+    cpSync(join(FIXTURE, 'notes'), join(project, '.agents', 'skills', 'notes'), { recursive: true });
+    cpSync(join(FIXTURE, 'hostile'), join(project, '.agents', 'skills', 'hostile'), { recursive: true });
+    cpSync(join(FIXTURE, 'hidden'), join(project, '.agents', 'skills', 'hidden'), { recursive: true });
+    // A link that stays inside the link path's parent but leaves the real skill folder: refused.
+    symlinkSync('../../hidden/references/secret.md', join(project, '.agents', 'skills', 'notes', 'references', 'sibling.md'));
+    mkdirSync(join(project, '.claude', 'skills'), { recursive: true });
+    for (const name of ['notes', 'hostile']) symlinkSync(`../../.agents/skills/${name}`, join(project, '.claude', 'skills', name));
+    linked = await loadCatalogue(join(project, '.claude', 'skills'));
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('serves the linked skill\'s files and refuses a link that leaves its real folder', async () => {
+    expect(linked.skills.map((s) => s.name)).toEqual(['hostile', 'notes']);
+    const loader = new SkillLoader(linked);
+    await loader.execute(call('activate_skill', { name: 'notes' }));
+    const guide = await loader.execute(call('read_skill_file', { name: 'notes', path: 'references/guide.md' }));
+    expect(guide.result.isError).toBeFalsy();
+    expect(guide.result.content).toContain('Decisions first');
+    const sibling = await loader.execute(call('read_skill_file', { name: 'notes', path: 'references/sibling.md' }));
+    expect(sibling.result.content).toMatch(/link that leaves the skill folder/);
+    expect(sibling.result.content).not.toContain(SECRET);
+  });
+
+  it.skipIf(!canSandbox)('runs a linked skill\'s script from its real folder', async () => {
+    const loader = new SkillLoader(linked);
+    await loader.execute(call('activate_skill', { name: 'hostile' }));
+    const r = await loader.execute(call('run_skill_script', { name: 'hostile', path: 'scripts/echo.sh', args: ['linked'] }));
+    expect(r.result.content).toBe('exit code 0\n<stdout>\n[linked]\n</stdout>\n<stderr></stderr>');
+  });
+});

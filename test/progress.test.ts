@@ -116,7 +116,7 @@ describe('a real run whose stderr is not a terminal (a CI log)', () => {
     try {
       expect(process.stderr.isTTY).toBeFalsy();
       r = await runCli(['eval-trigger', '--skills', join(root, 'skills'), '--requests', join(root, 'requests.json'),
-        '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'cache'), '--json', join(dir, 'r.json')]);
+        '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(dir, 'cache'), '-o', join(dir, 'r.json')]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

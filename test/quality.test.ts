@@ -145,7 +145,7 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
       const json = join(dir, `quality-${api}.json`);
       const others = ['md', 'csv', 'xml', 'html'].map((ext) => join(dir, `quality-${api}.${ext}`));
       const { code, stdout, stderr } = await cli(
-        ['--cases', casesFile, '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '--judge', '--json', json, '--no-progress', '-o', ...others],
+        ['--cases', casesFile, '--provider', api, '--base-url', server.baseUrl(api), '--cache-dir', join(dir, `cache-${api}`), '--judge', '-o', json, '--no-progress', ...others.flatMap((o) => ['-o', o])],
         { [api === 'gemini' ? 'GEMINI_API_KEY' : 'ANTHROPIC_API_KEY']: 'test-key' },
       );
       expect(stderr).not.toMatch(/internal error/);
@@ -204,7 +204,7 @@ describe.skipIf(!canSandbox)('eval-quality through the real SDKs (skipped: no sa
 
   it('--min-pass-rate fails the gate (exit 1) after writing the results', async () => {
     const json = join(dir, 'gate.json');
-    const r = await cli(['--cases', casesFile, '--provider', 'gemini', '--base-url', server.baseUrl('gemini'), '--cache-dir', join(dir, 'cache-gate'), '--min-pass-rate', '0.9', '--mode', 'progressive', '--json', json, '--no-progress'], {
+    const r = await cli(['--cases', casesFile, '--provider', 'gemini', '--base-url', server.baseUrl('gemini'), '--cache-dir', join(dir, 'cache-gate'), '--min-pass-rate', '0.9', '--mode', 'progressive', '-o', json, '--no-progress'], {
       GEMINI_API_KEY: 'test-key',
     });
     expect(r.code).toBe(1);

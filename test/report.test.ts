@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeMetrics } from '../src/metrics.js';
@@ -8,6 +8,10 @@ import { compareToBaseline } from '../src/gate.js';
 import { readResults } from '../src/results.js';
 import { renderOutput, writeOutputs, formatOf } from '../src/report/index.js';
 import { UserError } from '../src/errors.js';
+import { runCli } from './support/cli.js';
+import { spawnSync as probe } from 'node:child_process';
+
+const hasJq = probe('jq', ['--version']).status === 0;
 import { main } from '../src/cli.js';
 import type { Rate, ResultsFile, SelectorMetrics } from '../src/types.js';
 
@@ -391,6 +395,16 @@ describe('HTML report content', () => {
     expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
   });
 
+  it('shows a tool roster\'s audit as its listing alone: no load-all figure, ratio or chart', async () => {
+    const roster = clone(demo);
+    roster.tokenAudit = { ...roster.tokenAudit!, roster: true };
+    const html = await renderOutput(roster, '.html');
+    const section = /<section id="tokens">[\s\S]*?<\/section>/.exec(html)![0];
+    expect(section).toContain('level 1 (catalogue in every request)');
+    expect(section).not.toMatch(/load-all|<svg /);
+    expect(/<section id="tokens">[\s\S]*?<\/section>/.exec(await renderOutput(demo, '.html'))![0]).toContain('load-all ÷ level 1');
+  });
+
   it('draws a ceiling arm differently, not by colour alone: dashed outline, hollow fill, and the word "ceiling"', async () => {
     const html = await renderOutput(threeArms(), '.html');
     const svg = /<figure class="chart">(<svg[\s\S]*?<\/svg>)<\/figure>/.exec(html)![1]!;
@@ -695,6 +709,22 @@ describe('skillbench report', () => {
     expect(existsSync(join(dir, 'rate.md'))).toBe(true);
   });
 
+  it('takes one file per -o (never the results file after it), and prints JSON with --json wherever it is written', async () => {
+    const md = join(dir, 'order.md');
+    const r = await runCli(['report', '-o', md, DEMO]); // -o before the positional argument: it takes one value only
+    expect(r.code).toBe(0);
+    expect(await readFile(md, 'utf8')).toContain('skillbench');
+    for (const args of [[DEMO, '--json'], ['--json', DEMO]]) {
+      const j = await runCli(['report', ...args]);
+      expect(j.code, args.join(' ')).toBe(0);
+      expect(JSON.parse(j.stdout)).toMatchObject({ schema: 'skillbench.results', command: 'eval-trigger' });
+    }
+    const old = await runCli(['report', DEMO, '--json', join(dir, 'old.json')]);
+    expect(old.code).toBe(0);
+    expect(old.stderr).toContain('is the old spelling: write `-o');
+    expect((await readResults(join(dir, 'old.json'))).schema).toBe('skillbench.results');
+  });
+
   it('turns a bad results file or output name into a clear error with exit code 2', async () => {
     const bad = join(dir, 'bad.json');
     await writeFile(bad, '{"schema": "something else"}');
@@ -755,16 +785,97 @@ describe('the GitHub Actions workflow example', () => {
     const { buildProgram } = await import('../src/cli.js');
     const cmd = buildProgram().commands.find((c) => c.name() === 'eval-trigger')!;
     const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
-    const invocation = /npx skillbench eval-trigger[^\n]*/.exec(run.replace(/\\\n/g, ' '))![0];
+    const invocation = /skillbench eval-trigger[^\n]*/.exec(run.replace(/\\\n/g, ' '))![0];
     const used = [...invocation.matchAll(/(?<=\s)(--?[a-z][\w-]*)/g)].map((m) => m[1]!);
     expect(used).toContain('--max-cost');
+    expect(used).toContain('--github-annotations');
     for (const option of used) expect(known.has(option), option).toBe(true);
     expect(run).toMatch(/--baseline skillbench\/baseline\.json/);
     expect(steps.map((s) => s.run ?? '').join('\n')).toContain('git show FETCH_HEAD:.skillbench/baseline.json > skillbench/baseline.json');
     expect(run).toContain('-o skillbench/summary.md');
     const posted = steps.map((s) => s.run ?? '').join('\n');
     expect(posted).toContain('cat skillbench/summary.md >> "$GITHUB_STEP_SUMMARY"');
-    expect(posted).toMatch(/gh pr comment "\$PR" --body-file skillbench\/summary\.md/);
+    expect(posted).toMatch(/gh pr comment "\$PR" --body-file skillbench\/comment\.md/);
+  });
+
+  it('runs on a supported Node line and installs skillbench from its git repository with npm ci', async () => {
+    const { wf } = await workflow();
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    const node = steps.find((s) => s.uses === 'actions/setup-node@v4')!;
+    expect(['22', '24']).toContain(String(node.with!['node-version']));
+    const install = steps.find((s) => s.name === 'Install skillbench')!.run!;
+    expect(install).toMatch(/git clone .*"\$SKILLBENCH_REPO"/);
+    expect(install).toMatch(/npm ci --prefix "\$RUNNER_TEMP\/skillbench"/);
+    expect(install).not.toMatch(/npm install[^\n]*skillbench@/); // not published yet
+    const env = Object.values(wf.jobs)[0]!.env!;
+    expect(env.SKILLBENCH_REPO).toMatch(/^https:\/\/github\.com\/.+\.git$/);
+  });
+
+  it('validates the skills with options that exist, strict, annotated on the diff', async () => {
+    const { wf } = await workflow();
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    const validate = steps.find((s) => s.id === 'validate')!;
+    const invocation = /skillbench validate [^\n]*/.exec(validate.run!)![0];
+    const { buildProgram } = await import('../src/cli.js');
+    const cmd = buildProgram().commands.find((c) => c.name() === 'validate')!;
+    const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+    const used = [...invocation.matchAll(/(?<=\s)(--?[a-z][\w-]*)/g)].map((m) => m[1]!);
+    expect(used).toEqual(expect.arrayContaining(['--strict', '--github-annotations']));
+    for (const option of used) expect(known.has(option), option).toBe(true);
+    const gate = steps.find((s) => s.name === 'Gate')!;
+    expect(gate.if).toContain('steps.validate.outputs.exit-code');
+  });
+
+  describe.skipIf(!hasJq)('the pull-request comment (run with a stand-in for gh; skipped without jq)', () => {
+    /** Runs the comment step's script with a fake `gh` that serves `comments` and records what it is asked. */
+    async function comment(existing: { id: number; body: string }[]): Promise<{ log: string; patched?: string; created?: string }> {
+      const { wf } = await workflow();
+      const step = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.name === 'Pull-request comment')!;
+      const work = await mkdtemp(join(tmpdir(), 'skillbench-comment-'));
+      try {
+        await writeFile(join(work, 'comments.json'), JSON.stringify(existing));
+        await mkdir(join(work, 'bin'));
+        await mkdir(join(work, 'skillbench'));
+        await writeFile(join(work, 'skillbench', 'summary.md'), '## skillbench\n\ngate passed\n');
+        const fake = [
+          '#!/bin/bash',
+          'echo "$*" >> "$WORK/log"',
+          'if [ "$1" = api ] && [ "$2" = --method ]; then for a in "$@"; do case $a in body=@*) cp "${a#body=@}" "$WORK/patched";; esac; done; exit 0; fi',
+          'if [ "$1" = api ]; then while [ $# -gt 0 ]; do if [ "$1" = --jq ]; then jq -r "$2" "$WORK/comments.json"; exit 0; fi; shift; done; fi',
+          'if [ "$1" = pr ] && [ "$2" = comment ]; then cp "$5" "$WORK/created"; exit 0; fi',
+          'exit 1',
+        ].join('\n');
+        await writeFile(join(work, 'bin', 'gh'), fake, { mode: 0o755 });
+        const { spawnSync } = await import('node:child_process');
+        const r = spawnSync('bash', ['-e', '-c', step.run!], {
+          cwd: work,
+          encoding: 'utf8',
+          env: { PATH: `${join(work, 'bin')}:${process.env.PATH}`, WORK: work, PR: '7', GITHUB_REPOSITORY: 'acme/skills' },
+        });
+        expect(r.status, r.stderr).toBe(0);
+        const read = (f: string) => readFile(join(work, f), 'utf8').catch(() => undefined);
+        return { log: (await read('log')) ?? '', patched: await read('patched'), created: await read('created') };
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    }
+
+    it('edits its own comment, found by its marker, and leaves the others alone', async () => {
+      const r = await comment([
+        { id: 11, body: 'LGTM' },
+        { id: 12, body: '<!-- skillbench:eval-trigger -->\n## skillbench\n\ngate failed' },
+        { id: 13, body: 'the last comment, by someone else' },
+      ]);
+      expect(r.log).toContain('api --method PATCH repos/acme/skills/issues/comments/12 -F body=@skillbench/comment.md');
+      expect(r.patched).toBe('<!-- skillbench:eval-trigger -->\n## skillbench\n\ngate passed\n');
+      expect(r.created).toBeUndefined();
+    });
+
+    it('posts a new comment, with the marker, when it has none yet', async () => {
+      const r = await comment([{ id: 11, body: 'LGTM' }]);
+      expect(r.log).not.toContain('PATCH');
+      expect(r.created).toBe('<!-- skillbench:eval-trigger -->\n## skillbench\n\ngate passed\n');
+    });
   });
 
   it('docs/ci.md gives setup commands whose options exist', async () => {

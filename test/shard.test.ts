@@ -247,14 +247,17 @@ describe('the sharded GitHub Actions workflow example', () => {
     const { buildProgram } = await import('../src/cli.js');
     const optionsOf = (name: string) => new Set(buildProgram().commands.find((c) => c.name() === name)!.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
     const runs = steps.map((s) => (s.run ?? '').replace(/\\\n/g, ' ')).join('\n');
-    const evalLine = /npx skillbench eval-trigger[^\n]*/.exec(runs)![0];
-    const mergeLine = /npx skillbench report --merge[^\n]*/.exec(runs)![0];
+    const evalLine = /skillbench eval-trigger[^\n]*/.exec(runs)![0];
+    const mergeLine = /skillbench report --merge[^\n]*/.exec(runs)![0];
     for (const [line, cmd] of [[evalLine, 'eval-trigger'], [mergeLine, 'report']] as const) {
       const known = optionsOf(cmd);
       for (const [option] of line.matchAll(/(?<=\s)--?[a-z][\w-]*/g)) expect(known.has(option), `${cmd} ${option}`).toBe(true);
     }
     expect(evalLine).toContain(`--shard "$SHARD/${shards.length}"`);
-    expect(evalLine).toContain('--json "skillbench/shard-$SHARD.json"');
+    expect(evalLine).toContain('-o "skillbench/shard-$SHARD.json"');
+    // Cross-validated thresholds differ per shard and cannot be merged: without a baseline, every shard runs --cv off.
+    expect(runs).toContain('threshold=(--cv off)');
+    expect(evalLine).toContain('"${threshold[@]}"');
     for (const i of shards) expect(mergeLine).toContain(`skillbench/shard-${i}.json`);
     expect(steps.find((s) => s.id === 'eval')!.env!.SHARD).toBe('${{ matrix.shard }}');
   });

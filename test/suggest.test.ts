@@ -372,13 +372,31 @@ describe('skillbench suggest: bad input and failures', () => {
     expect(seen).toHaveLength(0);
   });
 
-  it('needs a request, and says so when --json took it as a file name', async () => {
+  it('needs a request; --json before the request still leaves the request to the command', async () => {
     const none = await cli(['suggest', '--skills', CATALOGUE, ...provider()]);
     expect(none.code).toBe(2);
     expect(none.err).toContain('no request given');
-    const swallowed = await cli(['suggest', '--skills', CATALOGUE, ...provider(), '--json', 'fix my PR']);
-    expect(swallowed.code).toBe(2);
-    expect(swallowed.err).toContain('--json took "fix my PR" as the name of its output file');
+    const before = await cli(['suggest', '--skills', CATALOGUE, ...provider(), '--json', 'Open a pull request for my feature branch and ask Sam to review it']);
+    expect(before.err).toBe('');
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.out)).toMatchObject({ request: 'Open a pull request for my feature branch and ask Sam to review it', skill: 'github-pr-workflow' });
+  });
+
+  it('writes the suggestion with -o FILE.json; the old `--json FILE` still does, with a note', async () => {
+    const request = 'Open a pull request for my feature branch and ask Sam to review it';
+    const file = join(dir, 'suggestion.json');
+    const r = await cli(['suggest', request, '--skills', CATALOGUE, ...provider(), '-o', file]);
+    expect(r.code).toBe(0);
+    expect(r.out).not.toMatch(/^\{/); // the text on stdout, the JSON in the file
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ request, skill: 'github-pr-workflow' });
+    const old = join(dir, 'old.json');
+    const o = await cli(['suggest', request, '--skills', CATALOGUE, ...provider(), '--json', old]);
+    expect(o.code).toBe(0);
+    expect(o.err).toContain(`\`--json ${old}\` is the old spelling: write \`-o ${old}\``);
+    expect(JSON.parse(await readFile(old, 'utf8'))).toMatchObject({ request, skill: 'github-pr-workflow' });
+    const md = await cli(['suggest', request, '--skills', CATALOGUE, ...provider(), '-o', join(dir, 'x.md')]);
+    expect(md.code).toBe(2);
+    expect(md.err).toContain('a suggestion is written as JSON only');
   });
 
   it('--cache-only with an empty cache: the offline ranking runs, the gate\'s miss is bad input (exit 2)', async () => {
@@ -431,7 +449,7 @@ describe('skillbench suggest --eval (three arms)', () => {
 
   it('measures baseline, suggest and oracle, with fixed and broken requests and costs', async () => {
     const file = join(dir, 'results.json');
-    const r = await cli([...evalArgs(), '--json', file]);
+    const r = await cli([...evalArgs(), '-o', file]);
     expect(r.code).toBe(0);
     const results = JSON.parse(await readFile(file, 'utf8')) as ResultsFile;
     expect(results.command).toBe('suggest-eval');
@@ -552,9 +570,9 @@ describe('skillbench suggest --eval (three arms)', () => {
   it('replays the whole evaluation from the cache with identical results (the block is part of each key)', async () => {
     const first = join(dir, 'a.json');
     const second = join(dir, 'b.json');
-    expect((await cli([...evalArgs(), '--json', first])).code).toBe(0);
+    expect((await cli([...evalArgs(), '-o', first])).code).toBe(0);
     const hits = server.requests.length;
-    expect((await cli([...evalArgs(), '--cache-only', '--json', second])).code).toBe(0);
+    expect((await cli([...evalArgs(), '--cache-only', '-o', second])).code).toBe(0);
     expect(server.requests.length).toBe(hits);
     const a = JSON.parse(await readFile(first, 'utf8')) as ResultsFile;
     const b = JSON.parse(await readFile(second, 'utf8')) as ResultsFile;
@@ -565,7 +583,7 @@ describe('skillbench suggest --eval (three arms)', () => {
 
   it('--wide similarity: the suggester asks only the gate (8 calls) and the narrow stage where the gate opens (6)', async () => {
     const file = join(dir, 'sim.json');
-    const r = await cli([...evalArgs(), '--wide', 'similarity', '--json', file]);
+    const r = await cli([...evalArgs(), '--wide', 'similarity', '-o', file]);
     expect(r.code).toBe(0);
     const results = JSON.parse(await readFile(file, 'utf8')) as ResultsFile;
     expect(results.settings).toMatchObject({ wide: 'similarity', embeddings: 'use', gate: 0.3, fit: 0.3, shortlist: 3 });
@@ -580,7 +598,7 @@ describe('skillbench suggest --eval (three arms)', () => {
   it('--suggester-model sends the suggester\'s calls to another model, priced as that model', async () => {
     const file = join(dir, 'two-models.json');
     const start = server.requests.length;
-    const r = await cli([...evalArgs(), '--suggester-model', 'gemini-3.5-flash-lite', '--json', file]);
+    const r = await cli([...evalArgs(), '--suggester-model', 'gemini-3.5-flash-lite', '-o', file]);
     expect(r.code).toBe(0);
     const models = (kind: Kind) => new Set(server.requests.slice(start).filter((q) => classify(q.body).kind === kind).map((q) => q.model));
     expect(models('agent')).toEqual(new Set([MODEL]));

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadCatalogue } from '../src/catalogue.js';
@@ -72,6 +72,43 @@ describe('spec checks', () => {
     expect(checkName('')).not.toBeNull();
   });
 
+  it('agrees with skills-ref on names: Unicode letters, lowercase, NFKC, code points', () => {
+    // The cases of skills-ref's own tests (tests/test_validator.py): i18n names are valid, uppercase is not.
+    expect(checkName('技能')).toBeNull();
+    expect(checkName('мой-навык')).toBeNull();
+    expect(checkName('навык')).toBeNull();
+    expect(checkName('НАВЫК')).toMatch(/uppercase/);
+    expect(checkName('café')).toBeNull();
+    expect(checkName('cafe\u0301')).toBeNull(); // decomposed é: NFKC composes it
+    expect(checkName('é'.repeat(64))).toBeNull(); // 64 code points (128 bytes)
+    expect(checkName('é'.repeat(65))).toMatch(/65 characters/);
+    expect(checkName('my skill')).toMatch(/characters other than/);
+  });
+
+  it('names a skill reached through a link after the link, as the host sees the folder', async () => {
+    const dir = path.join(tmp, 'link-name');
+    mkdirSync(path.join(dir, 'store', 'real-folder'), { recursive: true });
+    writeFileSync(path.join(dir, 'store', 'real-folder', 'SKILL.md'), '---\nname: linked-name\ndescription: Use when testing link names.\n---\nBody.\n');
+    mkdirSync(path.join(dir, 'cat'));
+    symlinkSync(path.join(dir, 'store', 'real-folder'), path.join(dir, 'cat', 'linked-name'));
+    expect(validateCatalogue(await loadCatalogue(path.join(dir, 'cat')))).toEqual([]);
+  });
+
+  it('names the rule of every problem, and switches rules by id or name; fatal rules stay', async () => {
+    const problems = validateCatalogue(await loadCatalogue(fixture('broken')));
+    expect(problems.every((p) => /^SB\d{3}$/.test(p.rule ?? ''))).toBe(true);
+    const off = validateCatalogue(await loadCatalogue(fixture('broken')), { rules: { 'name-invalid': 'off', SB012: 'off', SB003: 'off' } });
+    expect(off.some((p) => p.rule === 'SB006' || p.rule === 'SB012')).toBe(false);
+    expect(off.filter((p) => p.rule === 'SB003')).toHaveLength(3); // a skill that cannot be loaded is always reported
+    const up = validateCatalogue(await loadCatalogue(fixture('broken')), { rules: { 'description-too-long-for-host': 'error' } });
+    expect(up.find((p) => p.rule === 'SB012')?.severity).toBe('error');
+    const { checkRuleSetting, RULES } = await import('../src/rules.js');
+    expect(checkRuleSetting('SB999', 'off')).toMatch(/not a rule id or name/);
+    expect(checkRuleSetting('duplicate-name', 'off')).toMatch(/cannot be switched off/);
+    expect(checkRuleSetting('no-when-to-use', 'off')).toBeNull();
+    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
+  });
+
   it('flags compatibility over 500 characters, and unknown fields as warnings at their line', async () => {
     const cat = await catalogueOf({
       'odd-fields': `name: odd-fields\ndescription: Use when testing fields.\ncompatibility: ${'x'.repeat(501)}\nversion: 2\nwhen_to_use: when the user says so`,
@@ -110,15 +147,18 @@ describe('spec checks', () => {
 });
 
 describe('lint warnings', () => {
-  it("warns when Hermes' index would cut the description, and not at exactly 60 characters", async () => {
+  it("says nothing of Hermes' 60-character index unless SB013 is switched on, then not at exactly 60", async () => {
     const sixty = 'Use when the user wants a report on sales by region and month';
     expect(sixty).toHaveLength(61);
     const exactly = sixty.slice(0, 60);
     const cat = await catalogueOf({ 'long-one': `name: long-one\ndescription: ${sixty}`, 'short-one': `name: short-one\ndescription: ${exactly}` });
-    const ws = validateCatalogue(cat).filter((p) => p.message.includes("Hermes' index"));
-    expect(ws.map((p) => [path.basename(path.dirname(p.file)), p.message])).toEqual([
-      ['long-one', `description is 61 characters; Hermes' index shows only "${sixty.slice(0, 57)}..."`],
-    ]);
+    expect(validateCatalogue(cat).filter((p) => p.rule === 'SB013')).toEqual([]); // no host profile cuts at 60 by default
+    for (const key of ['SB013', 'description-cut-in-host-index']) {
+      const ws = validateCatalogue(cat, { rules: { [key]: 'warning' } }).filter((p) => p.rule === 'SB013');
+      expect(ws.map((p) => [path.basename(path.dirname(p.file)), p.rule, p.message])).toEqual([
+        ['long-one', 'SB013', `description is 61 characters; Hermes' index shows only "${sixty.slice(0, 57)}..."`],
+      ]);
+    }
   });
 
   it('warns when description + when_to_use exceed the 1,536 characters Claude Code lists', async () => {
@@ -130,7 +170,7 @@ describe('lint warnings', () => {
     expect(validateCatalogue(cat2).some((p) => p.message.includes('Claude Code'))).toBe(false);
   });
 
-  it('recognises "when to use" cues in English and French, and warns without one', async () => {
+  it('recognises "when to use" cues and quoted trigger phrases in the languages authors write in, and warns without one', async () => {
     for (const yes of [
       'Profiles CSV files. Use when the user shares a CSV.',
       'Profiles CSV files. Use this skill for data checks.',
@@ -138,16 +178,51 @@ describe('lint warnings', () => {
       'Profile un CSV. Utiliser quand un fichier CSV est partagé.',
       "Profile un CSV lorsqu'un utilisateur envoie un fichier.",
       'Profiles CSV files whenever data quality matters.',
+      'Prüft Reisekostenabrechnungen. Verwenden, wenn ein Beleg eingereicht wird.',
+      'Revisa facturas. Úsalo cuando el usuario envíe una factura.',
+      'Controlla le fatture quando arriva un PDF.',
+      'Проверяет счета. Используй, когда пользователь присылает счёт.',
+      '経費精算をチェックします。領収書が届いた場合に使います。',
+      '检查报销单。当用户上传发票时使用。',
+      '경비 보고서를 검토합니다. 영수증을 받았을 때 사용하세요.',
+      'Résume des PDF : « résume ce PDF », « fais-moi un résumé », « les points clés ».',
+      'PDF-Zusammenfassung: "fasse dieses PDF zusammen", "die Kernpunkte bitte"',
     ]) expect(hasWhenToUseCue(yes), yes).toBe(true);
-    for (const no of ['Read, search, create, and edit notes in the Obsidian vault.', 'Apple Reminders via remindctl: add, list, complete.', 'Quanta of data.'])
+    for (const no of ['Read, search, create, and edit notes in the Obsidian vault.', 'Apple Reminders via remindctl: add, list, complete.', 'Quanta of data.', 'Le fichier "a".'])
       expect(hasWhenToUseCue(no), no).toBe(false);
+    // A description in a script no cue covers is not judged: the rule cannot tell, so it says nothing.
+    const arabic = await catalogueOf({ 'arabic-skill': 'name: arabic-skill\ndescription: يراجع الفواتير ويتحقق من المبالغ المستحقة' });
+    expect(validateCatalogue(arabic)).toEqual([]);
     const cat = await catalogueOf({ 'no-cue': 'name: no-cue\ndescription: Apple Reminders via remindctl.' });
     expect(messages(validateCatalogue(cat), 'warning')).toEqual(['description says what the skill is but not when to use it']);
   });
 
-  it('warns about TODO placeholders left from init', async () => {
+  it('warns about TODO placeholders left from init, in the description and in the body; --strict makes them errors', async () => {
     const cat = await catalogueOf({ 'todo-skill': 'name: todo-skill\ndescription: "TODO: say what. Use when TODO."' });
     expect(messages(validateCatalogue(cat), 'warning')).toContain('description still holds TODO placeholders');
+    const dir = path.join(tmp, 'todo-body', 'todo-body');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: todo-body\ndescription: Checks invoices. Use when an invoice arrives.\n---\n\n# Todo Body\n\n## Steps\n1. TODO: the first thing to do.\n');
+    const body = validateCatalogue(await loadCatalogue(path.dirname(dir)));
+    expect(body.map((p) => [p.rule, p.severity, p.line, p.message])).toEqual([
+      ['SB014', 'warning', 9, 'the instructions still hold TODO placeholders (line "1. TODO: the first thing to do.")'],
+    ]);
+    expect(validateCatalogue(await loadCatalogue(path.dirname(dir)), { strict: true }).map((p) => [p.rule, p.severity])).toEqual([['SB014', 'error']]);
+    // A TODO the instructions talk about is not a placeholder (Hermes' dcf-model: never write "TODO: add source").
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: todo-body\ndescription: Checks invoices. Use when an invoice arrives.\n---\n\nNever write `TODO: add source`.\nResearch Paper TODO: list\n```\nTODO: in a code block\n```\n');
+    expect(validateCatalogue(await loadCatalogue(path.dirname(dir)))).toEqual([]);
+  });
+
+  it('leaves an untouched `skillbench init` skeleton with errors under --strict only', async () => {
+    const { runCli } = await import('./support/cli.js');
+    const dir = path.join(tmp, 'init-strict');
+    expect((await runCli(['init', 'fresh-skill', '--dir', dir])).code).toBe(0);
+    const plain = await runCli(['validate', dir]);
+    expect(plain.code).toBe(0);
+    const strict = await runCli(['validate', dir, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/SKILL\.md:3: error SB014 placeholder-left: description still holds TODO placeholders/);
+    expect(strict.stdout).toMatch(/SKILL\.md:\d+: error SB014 placeholder-left: the instructions still hold TODO placeholders/);
   });
 
   it('names the pair of skills whose descriptions are nearly the same', async () => {
@@ -186,5 +261,6 @@ describe.skipIf(!existsSync(HERMES))('Hermes catalogue (177 skills)', () => {
     // Hermes names some skills differently from their folder (e.g. optional-skills/mlops/.../peft is peft-fine-tuning).
     expect(errors.some((p) => p.message === 'name "peft-fine-tuning" differs from its folder "peft"')).toBe(true);
     expect(errors.every((p) => /differs from its folder|has characters other than/.test(p.message))).toBe(true);
+    expect(ps.some((p) => p.rule === 'SB013')).toBe(false); // no 60-character warnings by default
   });
 });

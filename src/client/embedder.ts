@@ -7,7 +7,7 @@ import type { ProviderOptions } from '../options.js';
 import { baseUrlFrom, defaultEmbeddingModel, KEY_VARS, keyFrom, keyOptional, loadEmbeddingProvider, LOCAL_PLACEHOLDER_KEY, type EmbeddingId } from '../providers/index.js';
 import { registerSecret, registerUrlSecrets } from '../secrets.js';
 import type { EmbeddingInput, EmbeddingProvider, EmbeddingRole } from '../types.js';
-import { CacheMissError, DryRunError, type ClientTuning } from '../client.js';
+import { CacheMissError, DryRunError, cacheModes, type ClientTuning } from '../client.js';
 import { retryPolicy, withRetries } from './retry.js';
 
 export interface Embedder extends EmbeddingProvider {
@@ -45,7 +45,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     pc = { ...pc, apiKey: key ?? '', baseUrl };
   }
   const cacheDir = opts.cacheDir ?? '.skillbench/cache';
-  const readCache = opts.cache !== false;
+  const modes = cacheModes(opts);
   const store = VectorStore.for(cacheDir, id, model);
   let inner: Promise<EmbeddingProvider> | null = null;
   const counts = { cached: 0, computed: 0, misses: 0 };
@@ -56,7 +56,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
     stats: () => ({ ...counts }),
     async embed(inputs: EmbeddingInput[], role: EmbeddingRole): Promise<number[][]> {
       const keys = inputs.map((x) => vectorKey(id, role, x.title, x.text));
-      const out: (number[] | null)[] = readCache || opts.cacheOnly ? keys.map((k) => store.get(k)) : inputs.map(() => null);
+      const out: (number[] | null)[] = modes.read ? keys.map((k) => store.get(k)) : inputs.map(() => null);
       const missing = out.flatMap((v, i) => (v ? [] : [i]));
       counts.cached += inputs.length - missing.length;
       if (missing.length) {
@@ -76,7 +76,7 @@ export async function createEmbedder(opts: ProviderOptions, tuning: ClientTuning
           const vectors = (await withRetries(id, policy, () => p.embed(part.map((i) => inputs[i]!), role), { timeoutMs: pc.timeoutMs })).map(toFloat32);
           counts.computed += part.length;
           part.forEach((i, j) => (out[i] = vectors[j]!));
-          await store.put(part.map((i, j) => ({ key: keys[i]!, vector: vectors[j]! })));
+          if (modes.write) await store.put(part.map((i, j) => ({ key: keys[i]!, vector: vectors[j]! }))); // not with --no-cache, --no-cache-write
         }
       }
       return out as number[][];

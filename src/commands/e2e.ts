@@ -1,7 +1,7 @@
 // `skillbench e2e`: one request through the agent loop, in progressive and/or load-all mode, with the full trace:
 // each model call, each tool call with its arguments and result size, tokens per call and cumulated.
 import { Command, Option } from 'commander';
-import { addHostOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, sandboxSettings, type HostCliOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { addCacheOptions, addHostOptions, addModelOptions, addOutputOption, addJsonOption, addSkillsOption, addSandboxOptions, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, THINKING_HELP, sandboxSettings, type HostCliOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
@@ -10,10 +10,11 @@ type ModeChoice = 'progressive' | 'load-all' | 'both';
 interface Options extends ProviderOptions, SandboxCliOptions, HostCliOptions {
   scenario?: string;
   mode?: ModeChoice;
-  skills: string;
+  skills?: string;
   format?: CatalogueFormat;
   maxTurns: number;
-  json?: string;
+  output?: string[];
+  json?: boolean | string;
 }
 
 interface Scenario {
@@ -31,32 +32,46 @@ export function register(program: Command): void {
     .argument('[request]', 'the user request (or use --scenario)')
     .option('--scenario <file>', 'JSON scenario {"request": ..., "skill"?: expected skill, "mode"?: progressive|load-all|both}')
     .addOption(new Option('--mode <mode>', 'progressive (three levels), load-all (everything in the system prompt), or both (default)').choices(MODES))
-    .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
     .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
-    .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10)
-    .option('--json <file>', 'also write the runs (every call, tool call and result) as JSON');
+    .option('--max-turns <n>', 'model calls per run before giving up', parsePositiveInt, 10);
+  addSkillsOption(cmd);
   addHostOptions(cmd);
+  addOutputOption(cmd, 'JSON only: every call, tool call and result of the runs', 'write the trace');
+  addJsonOption(cmd, 'the trace (every call, tool call and result)');
   addSandboxOptions(cmd);
-  addProviderOptions(cmd);
+  addModelOptions(cmd);
+  addCacheOptions(cmd);
+  // One request, its calls one after another: -j would do nothing here.
+  cmd
+    .option('--max-cost <usd>', 'stop before spending more than this many dollars', parseNonNegative)
+    .option('--thinking <level>', THINKING_HELP);
   cmd
     .addHelpText(
       'after',
       '\nScripts run in a throwaway copy of the skill folder under bwrap (no network, read-only system, private /tmp),\n' +
         'else not at all unless --unsafe-no-sandbox. The trace names the sandbox that ran each script.\n' +
         '\nExample:\n  $ skillbench e2e "Check the demo expense report in the expense-report-checker skill: what is reimbursable?"\n' +
-        '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic --json trace.json',
+        '  $ skillbench e2e --scenario scenario.json --mode progressive --provider anthropic -o trace.json',
     )
-    .action(async (request: string | undefined, opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.json b.json`: see legacyOutputs
+    .action(async (request: string | undefined, opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(request, opts);
     });
 }
 
 async function run(requestArg: string | undefined, opts: Options): Promise<void> {
+  // `e2e --json "the request"`: commander gave the request to --json's old optional file name; it is given back.
+  const json = jsonSwitch(opts.json, { missing: requestArg === undefined && !opts.scenario });
+  requestArg ??= json.positional;
+  const outputs = outputFiles(opts.output, json);
+  const bad = outputs.find((f) => !f.toLowerCase().endsWith('.json'));
+  if (bad) throw new UserError(`-o ${bad}: e2e writes its trace as JSON only`, 'name the file FILE.json');
   const scenario = await readScenario(requestArg, opts.scenario);
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
+  const [{ loadCatalogue, assertUsable, catalogueNote }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
@@ -64,13 +79,17 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   ]);
   const { resolveHost } = await import('../hosts/profile.js');
   const host = await resolveHost(opts);
-  const catalogue = await loadCatalogue(opts.skills);
+  const { defaultSkillsPath } = await import('../skill-folders.js');
+  const skillsPath = opts.skills ?? (await defaultSkillsPath());
+  const catalogue = await loadCatalogue(skillsPath);
   assertUsable(catalogue);
+  const note = catalogueNote(catalogue);
+  if (note) console.error(note);
   const { hostNotice } = await import('../hosts/notes.js');
   const notice = hostNotice(host, catalogue.skills);
   if (notice) console.error(notice);
   if (scenario.skill && !catalogue.skills.some((s) => s.name === scenario.skill)) {
-    throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${opts.skills}`, 'name a skill of the catalogue, or leave "skill" out');
+    throw new UserError(`${opts.scenario ?? 'scenario'}: field "skill": "${scenario.skill}" is not in the catalogue ${skillsPath}`, 'name a skill of the catalogue, or leave "skill" out');
   }
   // A dry run needs no key: with no provider at all it is estimated for the default one (and says so).
   const { dryRunProvider, describeDryRun } = await import('../dryrun.js');
@@ -79,6 +98,8 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   const warning = await noSandboxWarning(opts.unsafeNoSandbox);
   if (warning) console.error(warning);
 
+  // With --json the trace goes to stdout as JSON: the readable trace is left out so that stdout parses.
+  const print = json.stdout ? () => undefined : (line: string) => console.log(line);
   const runs = [];
   for (const mode of modes) {
     const r = await harness.runAgent(client, catalogue, scenario.request, {
@@ -88,28 +109,32 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
       sandbox: sandboxSettings(opts),
     });
     runs.push(r);
-    console.log(harness.formatTrace(r));
+    print(harness.formatTrace(r));
     if (scenario.skill && mode === 'progressive') {
       const first = r.activated[0] ?? null;
-      console.log(first === scenario.skill ? `expected skill loaded: ${first}` : `expected skill ${scenario.skill}, loaded: ${first ?? 'none'}`);
+      print(first === scenario.skill ? `expected skill loaded: ${first}` : `expected skill ${scenario.skill}, loaded: ${first ?? 'none'}`);
     }
-    console.log('');
+    print('');
   }
   const comparison = harness.formatComparison(runs);
-  if (comparison) console.log(comparison);
+  if (comparison) print(comparison);
   if (opts.dryRun) {
     // Nothing was called: the estimate, and no summary of calls, tokens and dollars that would read as a result.
     console.log(describeDryRun(client.dryRunReport(), ['(the first turn of each mode; each skill the model loads adds a turn)', ...(dry.note ? [dry.note] : [])]));
   } else {
     console.error(client.summary());
   }
-  if (opts.json) {
+  const { hostSummary } = await import('../hosts/notes.js');
+  const { hostFrame } = await import('../hosts/request.js');
+  const summary = hostSummary(host, hostFrame(host, catalogue.skills).listing);
+  const trace = JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, host: summary, runs }, null, 2) + '\n';
+  if (json.stdout && !opts.dryRun) process.stdout.write(trace);
+  if (outputs.length) {
     const { writeOutputFile } = await import('../fsutil.js');
-    const { hostSummary } = await import('../hosts/notes.js');
-    const { hostFrame } = await import('../hosts/request.js');
-    const summary = hostSummary(host, hostFrame(host, catalogue.skills).listing);
-    await writeOutputFile(opts.json, JSON.stringify({ schema: 'skillbench.e2e', version: 1, request: scenario.request, expectedSkill: scenario.skill ?? null, host: summary, runs }, null, 2) + '\n');
-    console.error(`skillbench: wrote ${opts.json}`);
+    for (const file of outputs) {
+      await writeOutputFile(file, trace);
+      console.error(`skillbench: wrote ${file}`);
+    }
   }
   // A --cache-only miss is the user's to fix (exit 2); a run a provider failure cut short is incomplete (exit 4).
   const failed = runs.filter((r) => r.stop === 'error' && r.errorKind !== 'dry-run');

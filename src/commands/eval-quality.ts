@@ -1,15 +1,15 @@
 // `skillbench eval-quality`: a quality set run through the agent loop in progressive and load-all mode: pass rate of
 // the answers' checks (with a Wilson interval), input tokens and calls per request, and the token ratio of the modes.
 import { Command, Option } from 'commander';
-import { addHostOptions, addOutputOptions, addProviderOptions, addSandboxOptions, parsePositiveInt, parseRate, sandboxSettings, type OutputOptions, type HostCliOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
-import { GateFailure, UserError } from '../errors.js';
+import { addCacheOptions, addHostOptions, addModelOptions, addOutputOptions, addSandboxOptions, addSkillsOption, addSpendingOptions, jsonSwitch, legacyOutputs, outputFiles, parsePositiveInt, parseRate, sandboxSettings, type HostCliOptions, type OutputOptions, type ProviderOptions, type SandboxCliOptions } from '../options.js';
+import { GateFailure } from '../errors.js';
 import type { CatalogueFormat } from '../types.js';
 
 type ModeChoice = 'progressive' | 'load-all' | 'both';
 
 interface Options extends ProviderOptions, OutputOptions, SandboxCliOptions, HostCliOptions {
   cases: string;
-  skills: string;
+  skills?: string;
   mode: ModeChoice;
   format?: CatalogueFormat;
   maxTurns: number;
@@ -23,48 +23,58 @@ export function register(program: Command): void {
     .command('eval-quality')
     .description('check the answers of the agent loop on a quality set, in progressive and load-all mode: pass rate, tokens and calls per request')
     .option('--cases <file>', 'quality set: [{id, request, skill, checks: {contains?, regex?, forbidden?}, rubric?}]', 'fixtures/quality.json')
-    .option('--skills <path>', 'skill catalogue folder (or JSON list of skills)', 'skills')
     .addOption(new Option('--mode <mode>', 'which modes to run').choices(['progressive', 'load-all', 'both']).default('both'))
     .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--max-turns <n>', 'model calls per request before giving up', parsePositiveInt, 10)
     .option('--judge', 'also grade each answer that has a "rubric" with the model (structured 0-1 score and reason)')
     .option('--judge-threshold <x>', 'a judged answer passes at score >= x', parseRate, 0.7)
     .option('--min-pass-rate <rate>', 'gate: fail (exit 1) when a mode\'s pass rate is below this (0..1)', parseRate);
+  addSkillsOption(cmd);
   addHostOptions(cmd);
   addSandboxOptions(cmd);
-  addProviderOptions(cmd);
+  addModelOptions(cmd);
+  addCacheOptions(cmd);
+  addSpendingOptions(cmd, { concurrency: 'cases run in parallel (default depends on the provider)' });
   addOutputOptions(cmd);
   cmd
     .addHelpText(
       'after',
       '\nA case passes when its answer contains every "contains" string (case and spacing ignored), matches every "regex",\n' +
         'contains no "forbidden" string, and (with --judge) scores at least --judge-threshold.\n' +
-        '\nExample:\n  $ skillbench eval-quality --cases fixtures/quality.json --json quality.json\n' +
+        '\nExample:\n  $ skillbench eval-quality --cases fixtures/quality.json -o quality.json\n' +
         '  $ skillbench eval-quality --mode progressive --provider anthropic --judge --min-pass-rate 0.8',
     )
-    .action(async (opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(opts, program.version() ?? '0.0.0');
     });
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable }, { createChatClient, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeResults }, { writeOutputs }, { renderQualityTerminal }] =
+  const [quality, { loadCatalogue, assertUsable, catalogueNote }, { createChatClient, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeOutputs }, { renderQualityTerminal }] =
     await Promise.all([
       import('../quality.js'),
       import('../catalogue.js'),
       import('../client.js'),
       import('../sandbox.js'),
       import('../progress.js'),
-      import('../results.js'),
       import('../report/index.js'),
       import('../report/quality.js'),
     ]);
-  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  const json = jsonSwitch(opts.json);
+  const outputs = outputFiles(opts.output, json);
+  const { formatOf } = await import('../report/index.js');
+  for (const file of outputs) formatOf(file); // a typo in a name is reported before anything is paid for
   const { resolveHost } = await import('../hosts/profile.js');
   const host = await resolveHost(opts);
   const cases = await quality.loadQualityCases(opts.cases);
+  const { defaultSkillsPath } = await import('../skill-folders.js');
+  opts.skills ??= await defaultSkillsPath();
   const catalogue = await loadCatalogue(opts.skills);
   assertUsable(catalogue);
+  const note = catalogueNote(catalogue);
+  if (note) console.error(note);
   quality.assertCaseSkills(cases, catalogue, opts.cases);
   const { hostNotice } = await import('../hosts/notes.js');
   const notice = hostNotice(host, catalogue.skills);
@@ -111,11 +121,11 @@ async function run(opts: Options, version: string): Promise<void> {
   const { completenessOf, incompleteFailure } = await import('../completeness.js');
   results.completeness = completenessOf(results.runs, opts.maxErrorRate ?? 0, client.stats().runStopped);
   // The same renderer as `skillbench report FILE`, from the results file alone: the two print the same tables.
-  process.stdout.write(renderQualityTerminal(results, (await import('../colors.js')).layoutFor()));
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  else process.stdout.write(renderQualityTerminal(results, (await import('../colors.js')).layoutFor()));
   console.error(client.summary());
-  if (opts.json) await writeResults(opts.json, results);
-  if (opts.output?.length) await writeOutputs(results, opts.output);
-  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (outputs.length) await writeOutputs(results, outputs);
+  for (const file of outputs) console.error(`skillbench: wrote ${file}`);
   const missing = cacheMissFailure([client.stats()]) ?? incompleteFailure(results.completeness);
   if (missing) throw missing;
   if (opts.minPassRate !== undefined) {

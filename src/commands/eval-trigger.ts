@@ -1,7 +1,7 @@
 // `skillbench eval-trigger`: does the right skill load? Runs the selectors (model, fused, similarity, hybrid, keyword,
 // explicit) over a request set, prints the tables, writes the results file, and applies the CI gates.
 import { Command, Option } from 'commander';
-import { addBatchOptions, addHostOptions, addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type BatchCliOptions, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
+import { addAnnotationsOption, addBatchOptions, addHostOptions, addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type BatchCliOptions, type HostCliOptions, type OutputOptions, type ProviderOptions } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { CatalogueFormat, GateVerdict } from '../types.js';
 
@@ -24,6 +24,7 @@ interface Options extends ProviderOptions, OutputOptions, HostCliOptions, BatchC
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  githubAnnotations?: boolean;
   gateSkillLoss: number;
 }
 
@@ -31,7 +32,6 @@ export function register(program: Command): void {
   const cmd = program
     .command('eval-trigger')
     .description('measure whether the right skill loads: model, fused, similarity, hybrid, keyword and explicit selectors, with wrong/needless load rates')
-    .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file [{name, description}] (default: ./skills)')
     .option('--requests <path>', 'request set: [{id?, text, gold, kind?, candidates?}], skill-creator\'s [{query|prompt, should_trigger}] or {skill_name, evals|queries}, or a folder whose skills keep <skill>/evals/trigger-evals.json (default: ./requests.json, else the catalogue\'s per-skill eval sets)')
     .option('--skill <name>', 'the skill a skill-creator eval set is about: scored against it (trigger rate, false-trigger rate; other skills\' loads apart)')
     .addOption(new Option('--format <format>', "the generic host's listing: lines (name: description, the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
@@ -50,24 +50,28 @@ export function register(program: Command): void {
     .option('--gate-min-requests <n>', 'baseline gate: minimum net number of requests that got worse (globally, and for one skill)', parseNonNegative, 2)
     .option('--gate-skill-loss <rate>', 'baseline gate, per skill: fail when a skill lost more than this share of the requests it loaded correctly in the baseline', parseRate, 0.5)
     .option('--shard <i/n>', 'run the i-th of n slices of the requests (by request id hash: stable when requests are added), for a CI matrix; join the shards with report --merge');
+  addSkillsOption(cmd);
   addHostOptions(cmd);
   addProviderOptions(cmd);
   addBatchOptions(cmd);
   addOutputOptions(cmd);
+  addAnnotationsOption(cmd, 'a failed gate and each request that got worse against the baseline');
   cmd
     .addHelpText(
       'after',
       '\nWithout a model API key, the offline selectors run (fused, similarity with the bundled `use` model, keyword, explicit).\n' +
-        '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json --json results.json\n' +
+        '\nExample:\n  $ skillbench eval-trigger --skills skills --requests requests.json -o results.json -o report.html\n' +
         '  $ skillbench eval-trigger --selectors model --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b\n' +
         '  $ skillbench eval-trigger --baseline results.json --threshold baseline --max-needless-load 0.2\n' +
         '  $ skillbench eval-trigger --requests evals/trigger-evals.json --skill pdf --max-wrong-load 0.2   # a skill-creator set\n' +
         '  $ skillbench eval-trigger --selectors model --provider anthropic --host claude-code --listing-budget 4000\n' +
 
-        '  $ skillbench eval-trigger --selectors model --batch --json results.json      # half price, resumable\n' +
-        '  $ skillbench eval-trigger --shard 2/4 --json shard-2.json                       # then: skillbench report --merge shard-*.json -o results.json',
+        '  $ skillbench eval-trigger --selectors model --batch -o results.json           # half price, resumable\n' +
+        '  $ skillbench eval-trigger --shard 2/4 -o shard-2.json                          # then: skillbench report --merge shard-*.json -o results.json',
     )
-    .action(async (opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(opts, program.version() ?? '0.0.0');
     });
 }
@@ -80,7 +84,7 @@ async function run(opts: Options, version: string): Promise<void> {
     return;
   }
   const shard = opts.shard === undefined ? undefined : (await import('../shard.js')).parseShard(opts.shard);
-  const [{ evalTrigger, parseSelectors, parseThreshold }, { parseCv }, { computeMetrics }, { readResults, writeResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
+  const [{ evalTrigger, parseSelectors, parseThreshold }, { parseCv }, { computeMetrics }, { readResults }, gate, { renderTerminalReport }, { writeOutputs, formatOf }, { createProgress }] =
     await Promise.all([
       import('../selectors/run.js'),
       import('../selectors/thresholds.js'),
@@ -96,16 +100,17 @@ async function run(opts: Options, version: string): Promise<void> {
   // --threshold baseline: measure this run at the thresholds the baseline applied (resolved before any call).
   const fromBaseline = opts.threshold?.trim() === 'baseline';
   if (fromBaseline && !opts.baseline) {
-    throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by --json), or give --threshold a number');
+    throw new UserError('--threshold baseline: no --baseline FILE to take the thresholds from', 'add --baseline FILE (a results file written by -o FILE.json), or give --threshold a number');
   }
   const threshold = opts.threshold === undefined || fromBaseline ? undefined : parseThreshold(opts.threshold);
   const cv = opts.cv === undefined ? undefined : parseCv(opts.cv);
   // Read the baseline first: a bad baseline file should fail before any call is paid for.
   const baseline = opts.baseline ? await readResults(opts.baseline) : undefined;
   const thresholdBaseline = fromBaseline && baseline ? { file: opts.baseline!, results: baseline } : undefined;
-  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
+  const json = jsonSwitch(opts.json);
+  const outputs = outputFiles(opts.output, json);
   // Check the output names before the run, so a typo does not throw away a paid run.
-  for (const file of opts.output ?? []) formatOf(file);
+  for (const file of outputs) formatOf(file);
 
   const { wrapNotice } = await import('../colors.js');
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? 'eval-trigger --dry-run (nothing is called)' : 'eval-trigger', dryRun: opts.dryRun });
@@ -163,19 +168,27 @@ async function run(opts: Options, version: string): Promise<void> {
     results.gate = v;
   }
 
-  process.stdout.write(renderTerminalReport(results, metrics, (await import('../colors.js')).layoutFor()));
-  const { renderHostReport } = await import('../hosts/notes.js');
-  process.stdout.write(renderHostReport(results, computeMetrics, (await import('../colors.js')).layoutFor().width));
-  if (clientSummary) console.error(clientSummary);
-  if (opts.json) await writeResults(opts.json, results);
-  if (opts.output?.length) {
-    await writeOutputs(results, opts.output, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
+  // --json: the results file on stdout (for jq and scripts); the tables otherwise.
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  else {
+    const { layoutFor } = await import('../colors.js');
+    process.stdout.write(renderTerminalReport(results, metrics, layoutFor()));
+    const { renderHostReport } = await import('../hosts/notes.js');
+    process.stdout.write(renderHostReport(results, computeMetrics, layoutFor().width));
   }
-  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (clientSummary) console.error(clientSummary);
+  if (outputs.length) {
+    await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
+  }
+  for (const file of outputs) console.error(`skillbench: wrote ${file}`);
   if (baselineError) throw baselineError;
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]);
   if (missing) throw missing;
+  if (opts.githubAnnotations) {
+    const { printGateAnnotations } = await import('../annotations.js');
+    await printGateAnnotations(results, typeof results.settings.requests === 'string' ? results.settings.requests : undefined, json.stdout ? process.stderr : process.stdout);
+  }
   const incomplete = incompleteFailure(results.completeness);
   if (incomplete) throw incomplete;
   if (results.gate && !results.gate.passed) throw new GateFailure(results.gate.reasons.join('; '));

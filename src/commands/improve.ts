@@ -3,7 +3,7 @@
 // the train failures, scores each with the model selector in the whole catalogue, keeps the best on test with its
 // interval and a paired comparison with the original, and prints a diff of SKILL.md (or writes it with --write).
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions } from '../options.js';
+import { addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { ImproveOptions } from '../improve/run.js';
 
@@ -17,7 +17,6 @@ export function register(program: Command): void {
     .command('improve')
     .description('rewrite a skill\'s description until the right requests load it: candidates from the train failures, scored by the model in the whole catalogue, the best kept on held-out requests')
     .option('--skill <name>', 'the skill whose description to improve (required)')
-    .option('--skills <path>', 'skill catalogue: a folder of SKILL.md files or a JSON file (default: ./skills)')
     .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] about --skill (default: ./requests.json)')
     .addOption(new Option('--format <format>', 'catalogue prompt format the model sees (hermes shows 60 characters of a description)').choices(['xml', 'hermes', 'markdown']).default('xml'))
     .option('--iterations <n>', 'rewriting rounds (each rewrites the best description on train so far)', parseNonNegative, 3)
@@ -28,6 +27,7 @@ export function register(program: Command): void {
     .addOption(new Option('--prescreen <selector>', 'rank the candidates offline on train first and score only the best with the model').choices(['keyword', 'similarity']))
     .option('--prescreen-keep <n>', 'with --prescreen: candidates per round scored by the model', parsePositiveInt, 2)
     .option('--write', 'replace the description in SKILL.md with the one kept (every other byte of the file unchanged); without it, print the diff');
+  addSkillsOption(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd
@@ -39,7 +39,9 @@ export function register(program: Command): void {
         '  $ skillbench improve --skill csv-data-profiler --skills skills --requests requests.json -o improve.html\n' +
         '  $ skillbench improve --skill csv-data-profiler --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b --write',
     )
-    .action(async (opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(opts, program.version() ?? '0.0.0');
     });
 }
@@ -47,16 +49,17 @@ export function register(program: Command): void {
 async function run(opts: Options, version: string): Promise<void> {
   if (!opts.skill) throw new UserError('--skill: which skill\'s description to improve?', 'pass --skill NAME (a skill of the catalogue)');
   if (!Number.isInteger(opts.iterations)) throw new UserError(`--iterations ${opts.iterations}: must be a whole number`, 'use e.g. --iterations 3');
-  const [{ improve }, { writeOutputs, formatOf }, { writeResults }, { renderImproveTerminal }, { createProgress }, { editDiff }] = await Promise.all([
+  const [{ improve }, { writeOutputs, formatOf }, { renderImproveTerminal }, { createProgress }, { editDiff }] = await Promise.all([
     import('../improve/run.js'),
     import('../report/index.js'),
-    import('../results.js'),
     import('../report/improve.js'),
     import('../progress.js'),
     import('../skillfile.js'),
   ]);
-  if (opts.json && opts.output?.includes(opts.json)) throw new UserError(`--json ${opts.json} is also given to -o`, 'give the file once');
-  for (const file of opts.output ?? []) formatOf(file); // a typo must not throw away a paid run
+  const json = jsonSwitch(opts.json);
+  const outputs = outputFiles(opts.output, json);
+  for (const file of outputs) formatOf(file); // a typo must not throw away a paid run
+  opts.skills ??= await (await import('../skill-folders.js')).defaultSkillsPath();
   const progress = createProgress({ live: Boolean(process.stderr.isTTY && opts.progress), title: opts.dryRun ? `improve ${opts.skill} --dry-run (nothing is called)` : `improve ${opts.skill}`, dryRun: opts.dryRun });
   const outcome = await improve({ ...opts, skill: opts.skill }, { progress, notice: (line) => console.error(line), skillbenchVersion: version });
   if (outcome.dryRun) {
@@ -80,24 +83,26 @@ async function run(opts: Options, version: string): Promise<void> {
     }
   }
   if (outcome.cacheNotice) console.error(outcome.cacheNotice);
-  process.stdout.write(renderImproveTerminal(results, layout));
+  // --json: the results file on stdout, and nothing else there (the diff and the notes go to stderr).
+  const print = json.stdout ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  else process.stdout.write(renderImproveTerminal(results, layout));
   const chosen = summary.candidates.find((c) => c.id === summary.chosen)!;
   if (outcome.edit) {
     const { shown, edit, before } = outcome.edit;
     if (summary.written) {
-      console.log(`\nwrote ${shown}: description replaced by ${chosen.id}, every other line unchanged${summary.comparison.withinNoise ? ' (the gain is within noise: check it with another --seed)' : ''}`);
+      print(`\nwrote ${shown}: description replaced by ${chosen.id}, every other line unchanged${summary.comparison.withinNoise ? ' (the gain is within noise: check it with another --seed)' : ''}`);
     } else {
-      console.log(`\n${editDiff(edit, before, { from: shown, to: `${shown} (${chosen.id})` }, 3, color).trimEnd()}`);
-      console.log('(rerun with --write to apply it: the answers are cached, the rerun is free)');
+      print(`\n${editDiff(edit, before, { from: shown, to: `${shown} (${chosen.id})` }, 3, color).trimEnd()}`);
+      print('(rerun with --write to apply it: the answers are cached, the rerun is free)');
     }
   } else if (chosen.id !== 'original') {
     if (outcome.editProblem) console.error(`skillbench: ${outcome.editProblem}`);
-    console.log(`\nThe description kept (${chosen.id}), to copy by hand:\n${chosen.description}`);
+    print(`\nThe description kept (${chosen.id}), to copy by hand:\n${chosen.description}`);
   }
   for (const line of outcome.clientSummaries) console.error(line);
-  if (opts.json) await writeResults(opts.json, results);
-  if (opts.output?.length) await writeOutputs(results, opts.output);
-  for (const file of [opts.json, ...(opts.output ?? [])].filter(Boolean)) console.error(`skillbench: wrote ${file}`);
+  if (outputs.length) await writeOutputs(results, outputs);
+  for (const file of outputs) console.error(`skillbench: wrote ${file}`);
   const { cacheMissFailure } = await import('../client.js');
   const { incompleteFailure } = await import('../completeness.js');
   const failure = writeError ?? cacheMissFailure([{ cacheMisses: outcome.cacheMisses }]) ?? outcome.failure ?? incompleteFailure(results.completeness);

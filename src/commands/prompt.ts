@@ -2,11 +2,11 @@
 // schemas, messages, the listing notes (budget, dropped or shortened skills) and a token estimate. The counterpart of
 // skills-ref's `to-prompt`, and the first thing to read when a figure surprises.
 import { Command, Option } from 'commander';
-import { addHostOptions, type HostCliOptions } from '../options.js';
+import { addHostOptions, addSkillsOption, type HostCliOptions } from '../options.js';
 import type { CatalogueFormat } from '../types.js';
 
 interface PromptOptions extends HostCliOptions {
-  skills: string;
+  skills?: string;
   request?: string;
   format?: CatalogueFormat;
   json?: boolean;
@@ -16,10 +16,10 @@ export function register(program: Command): void {
   const cmd = program
     .command('prompt')
     .description("print exactly what the model receives for a request under a host: system, tools, messages, the listing's budget notes, tokens")
-    .option('--skills <path>', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
     .option('--request <text>', 'the user request (default: a placeholder)')
     .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
-    .option('--json', 'print it as JSON (the request as skillbench sends it to the provider core)');
+    .option('--json', 'print it as JSON on stdout (the request as skillbench sends it to the provider core)');
+  addSkillsOption(cmd);
   addHostOptions(cmd);
   cmd
     .addHelpText(
@@ -32,9 +32,11 @@ export function register(program: Command): void {
     .action(async (opts: PromptOptions) => {
       const { resolveHost } = await import('../hosts/profile.js');
       const host = await resolveHost(opts);
-      const { loadCatalogue, assertUsable, displayPath } = await import('../catalogue.js');
-      const catalogue = await loadCatalogue(opts.skills);
+      const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
+      const catalogue = await loadCatalogue(opts.skills ?? (await (await import('../skill-folders.js')).defaultSkillsPath()));
       assertUsable(catalogue);
+      const note = catalogueNote(catalogue);
+      if (note) console.error(note);
       const { selectableSkills } = await import('../selectors/index.js');
       const { promptView, renderPromptView } = await import('../hosts/show.js');
       const view = promptView(host, selectableSkills(catalogue.skills), displayPath(catalogue.source), opts.request);

@@ -2,30 +2,33 @@
 // with no provider call, and compares it with a baseline results file side by side, with the same gates as
 // eval-trigger.
 import { Command } from 'commander';
-import { parseNonNegative, parseRate } from '../options.js';
+import { addAnnotationsOption, addJsonOption, addOutputOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parseRate } from '../options.js';
 import { GateFailure, UserError } from '../errors.js';
 import type { GateVerdict, ResultsFile } from '../types.js';
 
 interface Options {
   merge?: string[];
   output?: string[];
-  json?: string;
+  json?: boolean | string;
   baseline?: string;
   maxWrongLoad?: number;
   maxNeedlessLoad?: number;
   gateAlpha: number;
   gateMinEffect: number;
   gateMinRequests: number;
+  githubAnnotations?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('report')
     .description('re-render a results file (terminal tables, or .json .html .md .xml .csv files) with no provider call; compare it with a baseline')
-    .argument('[results]', 'a results file written by --json or -o FILE.json')
-    .option('--merge <files...>', 'join the results files of the shards of one run (eval-trigger --shard I/N) into one run; write it with -o merged.json')
-    .option('-o, --output <file...>', 'write the report; format by extension: .json .html .md .xml (JUnit) .csv (repeatable). Without -o: tables on the terminal')
-    .option('--json <file>', 'write the results file (with the gate verdict of this comparison) (same as -o FILE.json)')
+    .argument('[results]', 'a results file written by -o FILE.json')
+    .option('--merge <files...>', 'join the results files of the shards of one run (eval-trigger --shard I/N) into one run; write it with -o merged.json');
+  addOutputOption(cmd, 'format by extension: .json .html .md .xml (JUnit) .csv; without -o: tables on the terminal', 'write the report');
+  addJsonOption(cmd, 'the results file (with the gate verdict of this comparison)');
+  addAnnotationsOption(cmd, 'a failed gate and each request that got worse against the baseline');
+  cmd
     .option('--baseline <file>', 'compare with this earlier results file side by side, and gate: fail (exit 1) on a significant regression (paired, exact McNemar)')
     .option('--max-wrong-load <rate>', 'gate: fail (exit 1) when a selector\'s wrong load is above this rate (0..1)', parseRate)
     .option('--max-needless-load <rate>', 'gate: fail (exit 1) when a selector\'s needless load is above this rate (0..1)', parseRate)
@@ -38,19 +41,24 @@ export function register(program: Command): void {
         '  $ skillbench report results.json --baseline .skillbench/baseline.json -o summary.md\n' +
         '  $ skillbench report --merge shard-1.json shard-2.json shard-3.json -o results.json -o summary.md',
     )
-    .action(async (file: string | undefined, opts: Options) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (file: string | undefined, opts: Options, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       await run(file, opts);
     });
 }
 
-async function run(file: string | undefined, opts: Options): Promise<void> {
+async function run(fileArg: string | undefined, opts: Options): Promise<void> {
+  // `report --json results.json`: commander gave the file to --json's old optional value; it is given back.
+  const json = jsonSwitch(opts.json, { missing: fileArg === undefined && !opts.merge?.length });
+  const file = fileArg ?? json.positional;
   const [{ readResults }, { computeMetrics }, gate, { writeOutputs, formatOf }] = await Promise.all([
     import('../results.js'),
     import('../metrics.js'),
     import('../gate.js'),
     import('../report/index.js'),
   ]);
-  const outputs = [...(opts.json ? [opts.json] : []), ...(opts.output ?? [])];
+  const outputs = outputFiles(opts.output, json);
   // Check every output name before reading anything, so a typo is reported first and alone.
   for (const out of outputs) formatOf(out);
   const results = await resultsOf(file, opts.merge, readResults);
@@ -82,10 +90,11 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
     results.gate = verdict;
   }
 
+  if (json.stdout) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   if (outputs.length) {
     await writeOutputs(results, outputs, baseline && opts.baseline ? { baseline: { file: opts.baseline, results: baseline } } : {});
     for (const out of outputs) console.error(`skillbench: wrote ${out}`);
-  } else {
+  } else if (!json.stdout) {
     const [{ isQuality }, { layoutFor }] = await Promise.all([import('../report/format.js'), import('../colors.js')]);
     if (results.command === 'improve' && results.improve) {
       const { renderImproveTerminal } = await import('../report/improve.js');
@@ -100,6 +109,11 @@ async function run(file: string | undefined, opts: Options): Promise<void> {
       process.stdout.write(renderHostReport(results, computeMetrics, layoutFor().width));
     }
     if (baseline) process.stdout.write(await comparisonTable(results, baseline, opts.baseline!, layoutFor().width));
+  }
+  if (opts.githubAnnotations) {
+    const { printGateAnnotations } = await import('../annotations.js');
+    const requests = typeof results.settings.requests === 'string' ? results.settings.requests : undefined;
+    await printGateAnnotations(results, requests, json.stdout ? process.stderr : process.stdout);
   }
   // Shards merged into one run: the run is as incomplete as its shards were (exit 4, after the outputs).
   const incompleteMerge = opts.merge?.length ? incompleteFailure(results.completeness) : null;
@@ -122,6 +136,6 @@ async function resultsOf(file: string | undefined, merge: string[] | undefined, 
     const { mergeShards } = await import('../merge.js');
     return mergeShards(await Promise.all(merge.map(async (f) => ({ file: f, results: await read(f) }))));
   }
-  if (file === undefined) throw new UserError('report: no results file given', 'pass a results file written by --json, or the shards of one run to --merge');
+  if (file === undefined) throw new UserError('report: no results file given', 'pass a results file written by -o FILE.json, or the shards of one run to --merge');
   return read(file);
 }

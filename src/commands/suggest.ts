@@ -3,7 +3,7 @@
 // oracle) on a Hermes-style index.
 import { Command, Option } from 'commander';
 import { UserError } from '../errors.js';
-import { addHostOptions, addProviderOptions, parsePositiveInt, parseRate } from '../options.js';
+import { addHostOptions, addJsonOption, addOutputOption, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parsePositiveInt, parseRate } from '../options.js';
 import type { SuggestCliOptions } from '../suggest/run.js';
 
 export function register(program: Command): void {
@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .description(
       'suggest at most one skill for a request (two cheap model steps before the turn), or measure what the suggestion does to an agent with --eval',
     )
-    .argument('[request]', 'the user request to suggest a skill for (not with --eval)')
-    .option('--skills <path>', 'catalogue folder (every SKILL.md below it) or JSON list of skills', 'skills')
+    .argument('[request]', 'the user request to suggest a skill for (not with --eval)');
+  addSkillsOption(cmd)
     .addOption(
       new Option('--wide <mode>', 'stage 1 ranking: model (one structured call, chunked for large catalogues), or offline: fused (words, character n-grams and embeddings; the recommended offline ranking) or similarity (embeddings alone); offline, the model answers only the gate')
         .choices(['model', 'fused', 'similarity'])
@@ -31,16 +31,15 @@ export function register(program: Command): void {
     .option('--preamble <file>', 'with --eval: text put above the agent\'s skill index (default: a preamble urging to load skills; same as --system-prompt)');
   addHostOptions(cmd, 'hermes, with the preamble above');
   addProviderOptions(cmd);
+  addOutputOption(cmd, 'with --eval by extension: .json .html .md .xml (JUnit) .csv; without --eval: .json (the suggestion)', 'write the results');
+  addJsonOption(cmd, 'the suggestion (with --eval: the results file)');
   cmd
-    .option('-o, --output <file...>', 'with --eval: write results; format by extension: .json .html .md .xml (JUnit) .csv (repeatable)')
-    .option('--json [file]', 'print JSON on stdout instead of text; with a file name, write it there (--eval: the results file)')
     .option('--no-progress', 'no live view: plain progress lines (the default when output is not a terminal)')
     .addHelpText(
       'after',
       [
         '',
         'The block for the agent\'s system prompt goes after the stable catalogue, for this turn only.',
-        'Put the request before --json (`--json` takes an optional file name).',
         '',
         'Example:',
         '  $ skillbench suggest "open a pull request for my branch" --skills ../shared/data/hermes',
@@ -49,10 +48,18 @@ export function register(program: Command): void {
         '  $ skillbench suggest --eval --host claude-code --skills ../shared/data/hermes --requests requests.json',
       ].join('\n'),
     )
-    .action(async (request: string | undefined, opts: SuggestCliOptions) => {
+    .allowExcessArguments() // only for the old `-o a.html b.md`: see legacyOutputs
+    .action(async (requestArg: string | undefined, opts: SuggestCliOptions & { json?: boolean | string }, command: Command) => {
+      opts.output = legacyOutputs(command, opts.output);
       // --rank-only ranks offline: without an explicit --wide it takes the recommended offline ranking, fused.
       if (opts.rankOnly && cmd.getOptionValueSource('wide') === 'default') opts.wide = 'fused';
       const { runSuggest, runSuggestEvalCommand } = await import('../suggest/run.js');
+      // `suggest --json "request"`: commander gave the request to --json's old optional file name; it is given back.
+      const json = jsonSwitch(opts.json, opts.eval ? undefined : { missing: requestArg === undefined });
+      const request = requestArg ?? json.positional;
+      opts.output = outputFiles(opts.output, json);
+      opts.json = json.stdout;
+      if (!opts.skills) opts.skills = await (await import('../skill-folders.js')).defaultSkillsPath();
       if (opts.eval) {
         if (request !== undefined) {
           throw new UserError(`--eval takes its requests from --requests FILE, not from the argument "${request}"`, 'drop the argument');

@@ -1,11 +1,11 @@
 // `skillbench tokens`: the token audit of a catalogue (progressive disclosure against loading everything).
 import { Command, Option } from 'commander';
-import { addHostOptions, addProviderOptions, type HostCliOptions, type ProviderOptions } from '../options.js';
+import { addCacheOptions, addHostOptions, addModelOptions, addSkillsOption, parsePositiveInt, type HostCliOptions, type ProviderOptions } from '../options.js';
 import { ProviderError, UserError } from '../errors.js';
 import type { CatalogueFormat, ToolDeclaration } from '../types.js';
 
 interface TokensOptions extends ProviderOptions, HostCliOptions {
-  skills: string;
+  skills?: string;
   format?: CatalogueFormat;
   json?: boolean;
   perResource?: boolean;
@@ -14,30 +14,37 @@ interface TokensOptions extends ProviderOptions, HostCliOptions {
 export function register(program: Command): void {
   const cmd = program
     .command('tokens')
-    .description('token audit of a catalogue: level 1 listing, level 2 bodies, level 3 resources, load-all, saving, tool schemas')
-    .option('--skills <path>', 'catalogue folder or JSON list of skills', 'skills')
+    .description('token audit of a catalogue: level 1 listing (and each skill\'s own line), level 2 bodies, level 3 resources, load-all, saving, tool schemas');
+  addSkillsOption(cmd)
     .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes, markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
-    .option('--json', 'print the audit as JSON')
+    .option('--json', 'print the audit as JSON on stdout')
     .option('--per-resource', 'list level 3 per resource (default: one line per skill)');
   addHostOptions(cmd);
-  addProviderOptions(cmd)
+  // Counting is free and asks nothing of a model: no --thinking, --max-cost, --dry-run or embeddings here.
+  addModelOptions(cmd, { providers: ['gemini', 'anthropic'], what: 'count exactly with this provider\'s count-tokens API (default: the offline estimate)' });
+  addCacheOptions(cmd, { dryRun: false });
+  cmd
+    .option('-j, --concurrency <n>', 'parallel count-tokens calls (with --provider)', parsePositiveInt)
     .addHelpText(
       'after',
-      '\nOffline counts are an estimate with the o200k tokenizer (gpt-tokenizer); --provider gemini|anthropic asks the\n' +
-        "provider's count-tokens API for exact figures (needs its API key). With --host, level 1 is that host's listing\n" +
-        '(under its budget: the skills it drops or shortens are named) and its tools; "one decision" is the whole first\n' +
-        'turn without the request, against the bare minimum.\n\nExample:\n  $ skillbench tokens --skills skills --format xml\n  $ skillbench tokens --host claude-code --listing-budget 4000\n  $ skillbench tokens --json',
+      '\nOffline counts are an estimate with the o200k tokenizer (tiktoken); --provider gemini|anthropic asks the\n' +
+        "provider's count-tokens API for exact figures (needs its API key). A skill's own entry is its listing line alone\n" +
+        'less the empty listing: what shortening its description saves on every request. With --host, level 1 is that\n' +
+        "host's listing (under its budget: the skills it drops or shortens are named) and its tools; \"one decision\" is\n" +
+        'the whole first turn without the request, against the bare minimum.\n\nExample:\n  $ skillbench tokens --skills skills --format xml\n  $ skillbench tokens --host claude-code --listing-budget 4000\n  $ skillbench tokens --json',
     )
     .action(async (opts: TokensOptions) => {
       const { resolveHost } = await import('../hosts/profile.js');
       const host = await resolveHost(opts);
-      const { loadCatalogue, assertUsable, displayPath } = await import('../catalogue.js');
-      const catalogue = await loadCatalogue(opts.skills);
+      const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
+      const catalogue = await loadCatalogue(opts.skills ?? (await (await import('../skill-folders.js')).defaultSkillsPath()));
       assertUsable(catalogue);
-      const { auditCatalogue, auditCatalogueWith, renderAuditTables } = await import('../audit.js');
+      const note = catalogueNote(catalogue);
+      if (note) console.error(note);
+      const { auditCatalogue, auditCatalogueWith, auditJson, renderAuditTables } = await import('../audit.js');
       const audit = opts.provider ? await auditCatalogueWith(catalogue, host, await providerCounter(opts)) : auditCatalogue(catalogue, host);
       if (opts.json) {
-        console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...audit }, null, 2));
+        console.log(JSON.stringify({ source: displayPath(catalogue.source), skills: catalogue.skills.length, ...auditJson(audit) }, null, 2));
         return;
       }
       console.log(renderAuditTables(audit, { source: displayPath(catalogue.source), perResource: Boolean(opts.perResource) }));
@@ -97,6 +104,5 @@ async function promptCacheLines(catalogue: import('../types.js').Catalogue, host
 function noCount(opts: TokensOptions, who: string): UserError {
   const offline = 'or leave --provider out for the offline estimate';
   if (opts.cacheOnly) return new UserError(`${who}: a token count is not in the cache (--cache-only)`, `run once without --cache-only (with the API key set) to fill the cache, ${offline}`);
-  if (opts.dryRun) return new UserError(`${who}: --dry-run makes no count-tokens call`, `leave --dry-run out, ${offline}`);
   return new UserError(`${who} did not return a token count`, 'leave --provider out for the offline estimate');
 }

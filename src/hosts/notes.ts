@@ -2,6 +2,7 @@
 // its budget, which its own per-description cut shortened; the requests whose gold skill the model could not see in
 // full (eval-trigger reports them apart); and validate's warning when a catalogue is over a host's budget.
 import { skillFieldLine } from '../catalogue.js';
+import { ruleId } from '../rules.js';
 import { wrap } from '../text.js';
 import type { EvalRequest, HostSummary, ListingSummary, Problem, ResultsFile, SelectorMetrics, SelectorRun, Skill } from '../types.js';
 import { withStatus, type Listing } from './listing.js';
@@ -135,6 +136,7 @@ export function budgetProblems(host: Host, listing: Listing, skills: Skill[], so
         `the ${host.name} listing is ${n(listing.fullChars)} characters, ${n(over)} over its ${n(b.chars)}-character budget${host.budgetFrom === 'option' ? ' (--listing-budget)' : ''}: ` +
         `${overflowSentence(s)} The costliest descriptions: ${costliest.map((e) => `${e.name} (${n(e.fullChars)})`).join(', ')}`,
       fix: `shorten the costliest descriptions by ${n(over)} characters in all${host.name.startsWith('claude-code') ? ', or raise the budget in Claude Code\'s settings and measure with --listing-budget' : ', or measure another budget with --listing-budget'}`,
+      rule: ruleId('listing-over-host-budget'),
     },
   ];
   const lost: [string[], string][] = [
@@ -144,7 +146,7 @@ export function budgetProblems(host: Host, listing: Listing, skills: Skill[], so
   for (const [names, what] of lost) {
     for (const name of names) {
       const skill = byName.get(name);
-      problems.push({ file: skill?.file ?? source, line: skill ? skillFieldLine(skill, 'description') : 1, severity: 'warning', message: `skill "${name}" ${what}`, fix: 'shorten the other descriptions, or this one, until the listing fits' });
+      problems.push({ file: skill?.file ?? source, line: skill ? skillFieldLine(skill, 'description') : 1, severity: 'warning', message: `skill "${name}" ${what}`, fix: 'shorten the other descriptions, or this one, until the listing fits', rule: ruleId('listing-over-host-budget') });
     }
   }
   return problems;

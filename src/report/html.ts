@@ -319,6 +319,11 @@ function flakySection(runs: { run: SelectorRun; m: SelectorMetrics }[]): string 
 
 async function tokenSection(results: ResultsFile): Promise<string> {
   const a = results.tokenAudit!;
+  if (a.roster) {
+    // A tool roster discloses nothing after level 1: no load-all figure or ratio to show.
+    const facts = [['tokenizer', `${a.tokenizer}${a.exact ? '' : ' (estimate)'}`], ['level 1 (catalogue in every request)', int(a.level1)]];
+    return `<section id="tokens"><h2>Token audit</h2>\n<dl class="facts">${facts.map(([k, v]) => `<dt>${e(k!)}</dt><dd>${e(v!)}</dd>`).join('')}</dl>\n</section>`;
+  }
   const facts = [
     ['tokenizer', `${a.tokenizer}${a.exact ? '' : ' (estimate)'}`],
     ['level 1 (catalogue in every request)', int(a.level1)],

@@ -454,7 +454,7 @@ function resultsHeader(inputs: EvalInputs, availability: Availability, opts: Eva
     createdAt: new Date().toISOString(),
     skillbenchVersion: version,
     settings: {
-      skills: relative(inputs.skillsPath),
+      skills: relative(inputs.catalogue.source), // the folder read (a project's skills/, when that is all it holds)
       requests: path.relative(process.cwd(), inputs.requestsPath) || '.',
       skill: opts.skill,
       evalSets: inputs.evalSets?.map((s) => ({ ...s, file: path.relative(process.cwd(), s.file) })),

@@ -19,9 +19,10 @@ export interface SuggestCliOptions extends ProviderOptions, SuggestSettings, Hos
   eval?: boolean;
   requests?: string;
   preamble?: string;
+  /** Files to write (-o; without --eval: .json only, the suggestion). */
   output?: string[];
-  /** true: print JSON on stdout; a string: write it to that file. */
-  json?: string | boolean;
+  /** Print JSON on stdout instead of the text. */
+  json?: boolean;
   progress: boolean;
 }
 
@@ -132,14 +133,10 @@ function isDryRun(err: unknown): boolean {
 
 export async function runSuggest(request: string | undefined, opts: SuggestCliOptions, out: Out = stdout): Promise<void> {
   if (request === undefined || request.trim() === '') {
-    if (typeof opts.json === 'string') {
-      throw new UserError(
-        `no request given: --json took "${opts.json}" as the name of its output file`,
-        `write the request before --json: skillbench suggest "${opts.json}" --json`,
-      );
-    }
     throw new UserError('no request given', 'skillbench suggest "what the user asked", or skillbench suggest --eval --requests FILE');
   }
+  const notJson = (opts.output ?? []).find((f) => !f.toLowerCase().endsWith('.json'));
+  if (notJson) throw new UserError(`-o ${notJson}: a suggestion is written as JSON only`, 'name the file FILE.json (reports in other formats come from --eval)');
   const settings = settingsFrom(opts);
   if (opts.rankOnly && settings.wide === 'model') {
     throw new UserError('--rank-only ranks offline, which needs --wide fused or --wide similarity', 'add --wide fused, or drop --rank-only');
@@ -203,16 +200,13 @@ function visibilityOf(summary: HostSummary, skill: string | null): string {
   return '';
 }
 
-/** Prints text, or JSON on stdout (`--json`); with `--json FILE` prints the text and writes the JSON there. */
+/** Prints text, or JSON on stdout (`--json`); each -o FILE.json gets the JSON too. */
 async function emit(opts: SuggestCliOptions, out: Out, value: unknown, text: () => string): Promise<void> {
-  if (opts.json === true) {
-    out(JSON.stringify(value, null, 2) + '\n');
-    return;
-  }
-  out(text());
-  if (typeof opts.json === 'string') {
+  const body = JSON.stringify(value, null, 2) + '\n';
+  out(opts.json ? body : text());
+  if (opts.output?.length) {
     const { writeOutputFile } = await import('../fsutil.js');
-    await writeOutputFile(opts.json, JSON.stringify(value, null, 2) + '\n');
+    for (const file of opts.output) await writeOutputFile(file, body);
   }
 }
 
@@ -275,7 +269,7 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   const settings = settingsFrom(opts);
   if (opts.rankOnly) throw new UserError('--rank-only does not apply to --eval', 'drop --rank-only');
   // Check the output names before the run, so a typo does not throw away a paid run.
-  const files = [...(opts.output ?? []), ...(typeof opts.json === 'string' ? [opts.json] : [])];
+  const files = opts.output ?? [];
   const { formatOf, writeOutputs } = await import('../report/index.js');
   for (const file of files) formatOf(file);
   const { catalogue, skills } = await loadSkills(opts.skills);
@@ -346,7 +340,7 @@ export async function runSuggestEvalCommand(opts: SuggestCliOptions, out: Out = 
   if (files.length) await writeOutputs(results, files);
   const { cacheMissFailure } = await import('../client.js');
   const missing = cacheMissFailure(clients.map((c) => c.stats())) ?? incompleteFailure(results.completeness);
-  if (opts.json === true) {
+  if (opts.json) {
     out(JSON.stringify(results, null, 2) + '\n');
     if (missing) throw missing;
     return;
