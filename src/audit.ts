@@ -178,13 +178,7 @@ export function renderAuditTables(audit: TokenAudit, opts: { source: string; per
     ['tool schemas: every tool profile expanded', n(audit.tools.allProfiles)],
     ['tool schema reduction', `${audit.tools.reductionPercent.toFixed(1)}%`],
   );
-  if (audit.decision) {
-    summary.push(
-      ['one decision (system, tools, catalogue; without the request)', n(audit.decision.tokens)],
-      ['bare minimum (name: description lines, tool with enum)', n(audit.decision.bareMinimum)],
-      ['ratio decision / bare minimum', `${audit.decision.ratio.toFixed(2)}x`],
-    );
-  }
+  if (audit.decision) summary.push(...decisionRows(audit.decision));
   out.push(summary.toString());
 
   const resources = new Map<string, { files: number; tokens: number }>();
@@ -223,6 +217,15 @@ function notListed(count: number, what: string): string {
   return `... ${n(count)} more ${what} not listed (the ${MAX_TABLE_ROWS} heaviest are, heaviest first; --json lists them all)`;
 }
 
+/** One first-turn decision without its request, against the bare minimum. */
+function decisionRows(d: NonNullable<TokenAudit['decision']>): string[][] {
+  return [
+    ['one decision (system, tools, catalogue; without the request)', n(d.tokens)],
+    ['bare minimum (name: description lines, tool with enum)', n(d.bareMinimum)],
+    ['ratio decision / bare minimum', `${d.ratio.toFixed(2)}x`],
+  ];
+}
+
 /** A roster has only a listing and tool schemas: no body is ever loaded, so no level 2, load-all or ratio. */
 function rosterTables(audit: TokenAudit, listing: Map<string, number>): string[] {
   const summary = new Table({ head: ['what', 'tokens'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
@@ -231,6 +234,7 @@ function rosterTables(audit: TokenAudit, listing: Map<string, number>): string[]
     [`level 1: catalogue listing (every request; ${entries.length} entries, each ${entries.length ? `${n(Math.min(...entries))}-${n(Math.max(...entries))}` : '0'})`, n(audit.level1)],
     ['tool schemas: skill tools', n(audit.tools.base)],
   );
+  if (audit.decision) summary.push(...decisionRows(audit.decision));
   const perEntry = new Table({ head: ['entry', 'level 1 (own entry)'], colAligns: ['left', 'right'], style: TABLE_STYLE, chars: COMPACT });
   const rows = [...listing.entries()].sort((a, b) => b[1] - a[1]);
   const shown = rows.slice(0, MAX_TABLE_ROWS);
