@@ -306,6 +306,27 @@ describe('improve through the real OpenAI SDK against the wire server', () => {
     expect(model.prompts.at(-1)!.text).toBeDefined();
     expect((await readResults(file('hermes.json'))).improve!.listingCut).toBe(60);
   });
+
+  it('--host: scores in that agent\'s prompt, takes its listing cut, and records the host', async () => {
+    await writeFile(file('cut-agent.json'), JSON.stringify({ extends: 'generic', name: 'cut-agent', title: 'An agent that cuts descriptions', catalogue: { listing: { format: 'hermes' } } }));
+    server.reset();
+    const r = await improve(['--iterations', '1', '--host', file('cut-agent.json'), '-o', file('host.json')], { cache: 'host-cache' });
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    expect(r.out.replace(/\s+/g, ' ')).toMatch(/host cut-agent, catalogue format hermes/);
+    expect(r.out.replace(/\s+/g, ' ')).toMatch(/The cut-agent listing shows only the first 60 characters of a description/);
+    const results = await readResults(file('host.json'));
+    expect(results.improve!.listingCut).toBe(60);
+    expect(results.host!.name).toBe('cut-agent');
+    expect(results.settings.host).toBe('cut-agent');
+    // The scoring calls carried the host's listing: Hermes' indented `- name: description` lines, cut at 60.
+    const system = JSON.stringify(server.requests.find((q) => q.body.tools)!.body);
+    expect(system).toMatch(/ {4}- expense-checker: /);
+    // --format only sets the generic host's listing.
+    const both = await improve(['--host', 'claude-code', '--format', 'xml']);
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--format xml: the claude-code host lists skills its own way/);
+  });
 });
 
 describe('improve: failures are never silent', () => {

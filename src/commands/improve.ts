@@ -3,7 +3,7 @@
 // the train failures, scores each with the model selector in the whole catalogue, keeps the best on test with its
 // interval and a paired comparison with the original, and prints a diff of SKILL.md (or writes it with --write).
 import { Command, Option } from 'commander';
-import { addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions } from '../options.js';
+import { addHostOptions, addOutputOptions, addProviderOptions, addSkillsOption, jsonSwitch, legacyOutputs, outputFiles, parseNonNegative, parsePositiveInt, parseRate, type OutputOptions } from '../options.js';
 import { UserError } from '../errors.js';
 import type { ImproveOptions } from '../improve/run.js';
 
@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .description('rewrite a skill\'s description until the right requests load it: candidates from the train failures, scored by the model in the whole catalogue, the best kept on held-out requests')
     .option('--skill <name>', 'the skill whose description to improve (required)')
     .option('--requests <file>', 'request set: [{id?, text, gold, kind?}] or skill-creator\'s [{query, should_trigger}] about --skill (default: ./requests.json)')
-    .addOption(new Option('--format <format>', 'catalogue prompt format the model sees (hermes shows 60 characters of a description)').choices(['xml', 'hermes', 'markdown']).default('xml'))
+    .addOption(new Option('--format <format>', "the generic host's listing: lines (the default), xml (skills-ref form), hermes (60 characters of each description), markdown").choices(['lines', 'xml', 'hermes', 'markdown']))
     .option('--iterations <n>', 'rewriting rounds (each rewrites the best description on train so far)', parseNonNegative, 3)
     .option('--candidates <n>', 'candidate descriptions asked for per round', parsePositiveInt, 3)
     .option('--holdout <share>', 'share of each kind of request held out for the test part, never shown to the rewriter', parseRate, 0.4)
@@ -28,6 +28,7 @@ export function register(program: Command): void {
     .option('--prescreen-keep <n>', 'with --prescreen: candidates per round scored by the model', parsePositiveInt, 2)
     .option('--write', 'replace the description in SKILL.md with the one kept (every other byte of the file unchanged); without it, print the diff');
   addSkillsOption(cmd);
+  addHostOptions(cmd);
   addProviderOptions(cmd);
   addOutputOptions(cmd);
   cmd

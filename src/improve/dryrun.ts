@@ -5,12 +5,11 @@
 // client's 200 tokens per selection call, the rewriter's output cap per rewriter call (an upper bound).
 import { ESTIMATED_OUTPUT_TOKENS, estimateInputTokens, resolveConfig, type ChatClient } from '../client.js';
 import { costAt, priceOf } from '../providers/pricing.js';
-import { genericHost } from '../hosts/profile.js';
+import type { Host } from '../hosts/profile.js';
 import { hostFrame } from '../hosts/request.js';
-import type { ListingPreset } from '../hosts/profile.js';
 import { DESCRIPTION_MAX } from '../validate.js';
 import type { ProviderOptions } from '../options.js';
-import type { CatalogueFormat, EvalRequest, ImproveCandidate, Skill } from '../types.js';
+import type { EvalRequest, ImproveCandidate, Skill } from '../types.js';
 import { rewriterMaxTokens, rewriterSystem, rewriterUser } from './rewriter.js';
 
 /** Where the dry run left the cache: the iteration (0: the original's scoring), and what was not cached there. */
@@ -23,7 +22,9 @@ export interface DryRunStop {
 }
 
 export interface DryRunPlan {
-  opts: ProviderOptions & { iterations: number; candidates: number; prescreen?: string; prescreenKeep: number; format: CatalogueFormat };
+  opts: ProviderOptions & { iterations: number; candidates: number; prescreen?: string; prescreenKeep: number };
+  /** The host whose prompt the scoring calls reproduce. */
+  host: Host;
   loop: { stop?: DryRunStop; completed: ImproveCandidate[] };
   inputs: { skills: Skill[]; target: Skill; requests: EvalRequest[] };
   scorer: ChatClient;
@@ -31,7 +32,7 @@ export interface DryRunPlan {
 }
 
 export async function dryRunEstimate(plan: DryRunPlan): Promise<string> {
-  const { opts, loop, inputs, scorer, rewriter } = plan;
+  const { opts, host, loop, inputs, scorer, rewriter } = plan;
   const n = inputs.requests.length;
   const perIteration = opts.prescreen ? Math.min(opts.prescreenKeep, opts.candidates) : opts.candidates;
   const cached = scorer.dryRunReport().cached + (rewriter === scorer ? 0 : rewriter.dryRunReport().cached);
@@ -45,7 +46,7 @@ export async function dryRunEstimate(plan: DryRunPlan): Promise<string> {
   const calls = scoring + left;
 
   const { baseUrl } = resolveConfig(opts);
-  const scoringIn = await scoringInputTokens(scorer.model, inputs, opts.format);
+  const scoringIn = await scoringInputTokens(scorer.model, inputs, host);
   const rewriteIn = await rewriterInputTokens(rewriter.model, inputs, opts.candidates);
   const rewriteOut = rewriterMaxTokens(opts.candidates);
   const scoreTokens = { input: (stop.uncachedScoring / n) * scoringIn + left * perIteration * scoringIn, output: scoring * ESTIMATED_OUTPUT_TOKENS };
@@ -68,9 +69,9 @@ export async function dryRunEstimate(plan: DryRunPlan): Promise<string> {
 }
 
 /** Input tokens of scoring one candidate: every request with the catalogue as it is now. */
-async function scoringInputTokens(model: string, inputs: DryRunPlan['inputs'], format: CatalogueFormat): Promise<number> {
+async function scoringInputTokens(model: string, inputs: DryRunPlan['inputs'], host: Host): Promise<number> {
   let total = 0;
-  const frame = hostFrame(genericHost(format as ListingPreset), inputs.skills);
+  const frame = hostFrame(host, inputs.skills);
   for (const r of inputs.requests) total += await estimateInputTokens({ model, ...frame.request(r.text) });
   return total;
 }

@@ -9,10 +9,9 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { IncompleteRun, ProviderError, UserError } from '../errors.js';
 import { completenessOf } from '../completeness.js';
-import type { ProviderOptions } from '../options.js';
+import type { HostCliOptions, ProviderOptions } from '../options.js';
 import { safeUrl } from '../secrets.js';
 import { loaded } from '../metrics.js';
-import { HERMES_CUT } from '../prompt.js';
 import { DESCRIPTION_MAX } from '../validate.js';
 import { RESULTS_VERSION, resultsSkill } from '../results.js';
 import { runModelSelector } from '../selectors/model.js';
@@ -25,13 +24,14 @@ import { proposeDescriptions, type Proposal, type RewriterStage } from './rewrit
 import { splitRequests, type Split } from './split.js';
 import { dryRunEstimate, type DryRunStop } from './dryrun.js';
 import type { SuggesterCall } from '../suggest/llm.js';
-import { genericHost, type ListingPreset } from '../hosts/profile.js';
+import type { Host } from '../hosts/profile.js';
 
-export interface ImproveOptions extends ProviderOptions {
+export interface ImproveOptions extends ProviderOptions, HostCliOptions {
   skills?: string;
   requests?: string;
   skill: string;
-  format: CatalogueFormat;
+  /** --format: the generic host's listing preset (default: its lean `lines`). */
+  format?: CatalogueFormat;
   iterations: number;
   candidates: number;
   holdout: number;
@@ -138,6 +138,8 @@ class Loop {
     readonly scorer: ChatClient,
     readonly rewriter: ChatClient,
     readonly progress: Progress,
+    /** The agent whose prompt the scoring reproduces (--host; the generic host by default). */
+    readonly host: Host,
     readonly ranker?: OfflineRanker,
   ) {}
 
@@ -165,7 +167,7 @@ class Loop {
     const runs = await Promise.all(
       list.map(async (c) => ({
         c,
-        run: { ...(await runModelSelector(this.scorer, this.skillsWith(c.description), requests, { host: genericHost(this.opts.format as ListingPreset), runs: 1, lane: this.progress.lane(c.id, requests.length) })), selector: c.id },
+        run: { ...(await runModelSelector(this.scorer, this.skillsWith(c.description), requests, { host: this.host, runs: 1, lane: this.progress.lane(c.id, requests.length) })), selector: c.id },
       })),
     );
     let uncached = 0;
@@ -266,7 +268,7 @@ class Loop {
           history,
           count: this.opts.candidates,
           maxChars: DESCRIPTION_MAX,
-          listingCut: listingCut(this.opts.format),
+          listingCut: listingCut(this.host),
         },
         this.rewriterCalls,
         lane,
@@ -351,13 +353,20 @@ class Loop {
   }
 }
 
-export function listingCut(format: CatalogueFormat): number | undefined {
-  return format === 'hermes' ? HERMES_CUT : undefined;
+/** How many characters of a description the host's listing shows, when it cuts them (Hermes: 60). */
+export function listingCut(host: Host): number | undefined {
+  return host.catalogue.listing.cut?.chars;
 }
 
 export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<ImproveOutcome> {
   checkNumbers(opts);
+  // The host first: a bad --host file or --system-prompt fails before anything is loaded or paid for.
+  const { resolveHost } = await import('../hosts/profile.js');
+  const host = await resolveHost(opts);
   const inputs = await loadInputs(opts, deps.notice);
+  const { hostNotice } = await import('../hosts/notes.js');
+  const notice = hostNotice(host, inputs.skills);
+  if (notice) deps.notice(notice);
   const skillFile = await skillFileOf(inputs, Boolean(opts.write), deps.notice);
   const split = splitRequests(inputs.requests, opts.skill, { seed: opts.seed, holdout: opts.holdout });
   const client = await import('../client.js');
@@ -370,7 +379,7 @@ export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<
   // The offline model costs nothing to recompute: --cache-only applies to paid embeddings only.
   const embedder = () => client.createEmbedder(opts.embeddings === 'use' || opts.embeddings === undefined ? { ...opts, cacheOnly: false } : opts);
   const ranker = opts.prescreen ? await offlineRanker(opts.prescreen, embedder) : undefined;
-  const loop = new Loop(inputs, split, callOpts, scorer, rewriter, deps.progress, ranker);
+  const loop = new Loop(inputs, split, callOpts, scorer, rewriter, deps.progress, host, ranker);
 
   const original: ImproveCandidate = { id: 'original', iteration: 0, parent: null, description: inputs.target.description, status: 'scored' };
   loop.candidates.push(original);
@@ -386,13 +395,13 @@ export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<
   const clients = rewriter === scorer ? [scorer] : [scorer, rewriter];
   const cacheMisses = clients.reduce((n, c) => n + c.stats().cacheMisses, 0);
   if (opts.dryRun) {
-    const plan = { opts: callOpts, loop: { stop: loop.dryRunStop, completed: loop.candidates }, inputs, scorer, rewriter };
+    const plan = { opts: callOpts, host, loop: { stop: loop.dryRunStop, completed: loop.candidates }, inputs, scorer, rewriter };
     const estimate = await dryRunEstimate(plan);
-    return { results: assemble(loop, callOpts, deps, scorer, rewriter), clientSummaries: [], cacheMisses, dryRun: dry.note ? `${estimate}\n  ${dry.note}` : estimate };
+    return { results: await assemble(loop, callOpts, deps, scorer, rewriter), clientSummaries: [], cacheMisses, dryRun: dry.note ? `${estimate}\n  ${dry.note}` : estimate };
   }
   const hits = clients.reduce((n, c) => n + c.stats().cacheHits, 0);
   const cacheNotice = cacheOnlyNotice({ cacheHits: hits, cacheMisses }, opts.cacheDir, 'model requests') ?? undefined;
-  const results = assemble(loop, callOpts, deps, scorer, rewriter);
+  const results = await assemble(loop, callOpts, deps, scorer, rewriter);
   const outcome: ImproveOutcome = { results, clientSummaries: clients.map((c) => c.summary()), cacheMisses, cacheNotice, failure: loop.failure };
   const chosen = results.improve!.candidates.find((c) => c.id === results.improve!.chosen)!;
   if (chosen.id !== 'original' && skillFile) {
@@ -407,8 +416,10 @@ export async function improve(opts: ImproveOptions, deps: ImproveDeps): Promise<
 }
 
 /** The results file: the header, one run per scored candidate, and the improve summary. */
-function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: ChatClient, rewriter: ChatClient): ResultsFile {
-  const { inputs, split } = loop;
+async function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: ChatClient, rewriter: ChatClient): Promise<ResultsFile> {
+  const { inputs, split, host } = loop;
+  const [{ hostFrame }, { hostSummary }] = await Promise.all([import('../hosts/request.js'), import('../hosts/notes.js')]);
+  const format = host.catalogue.listing.format;
   const figures = loop.figures();
   const original = figures.find((f) => f.candidate.id === 'original')!;
   const chosen = bestOnTest(figures) ?? original;
@@ -422,7 +433,7 @@ function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: C
     chosen: chosen.candidate.id,
     comparison: { ...comparison, alpha: NOISE_ALPHA, withinNoise: comparison.pValue >= NOISE_ALPHA },
     ...(loop.stopped ? { stopped: loop.stopped } : {}),
-    ...(listingCut(opts.format) ? { listingCut: listingCut(opts.format) } : {}),
+    ...(listingCut(host) ? { listingCut: listingCut(host) } : {}),
   };
   return {
     schema: 'skillbench.results',
@@ -434,7 +445,10 @@ function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: C
       skills: relative(inputs.skillsPath),
       requests: path.relative(process.cwd(), inputs.requestsPath),
       skill: opts.skill,
-      format: opts.format,
+      host: host.name,
+      hostOrigin: host.origin,
+      systemPrompt: host.systemFrom,
+      format: format ?? 'template',
       iterations: opts.iterations,
       candidates: opts.candidates,
       holdout: opts.holdout,
@@ -449,7 +463,8 @@ function assemble(loop: Loop, opts: ImproveOptions, deps: ImproveDeps, scorer: C
       thinking: opts.thinking,
       maxCost: opts.maxCost,
     },
-    catalogue: { source: relative(inputs.catalogue.source), format: opts.format, skills: inputs.skills.map(resultsSkill) },
+    catalogue: { source: relative(inputs.catalogue.source), ...(format ? { format } : {}), skills: inputs.skills.map(resultsSkill) },
+    host: hostSummary(host, hostFrame(host, inputs.skills).listing),
     requests: inputs.requests,
     runs: loop.runs,
     completeness: completenessOf(loop.runs, opts.maxErrorRate ?? 0, scorer.stats().runStopped),

@@ -8,7 +8,7 @@ import type { Rate, ResultsFile } from '../types.js';
 import { renderSvg } from './charts.js';
 import { escapeHtml as e, intervalText, pct } from './format.js';
 import { page, settingsSection } from './html.js';
-import { changeText, improveHeadline, keptText } from './improve.js';
+import { changeText, improveHeadline, keptText, listingName } from './improve.js';
 
 export async function renderImproveHtml(results: ResultsFile): Promise<string> {
   const figures = candidateFigures(results);
@@ -26,7 +26,7 @@ function keptSection(results: ResultsFile, figures: CandidateFigures[]): string 
 <p class="verdict${cls}">${e(kept)}</p>
 ${caveat ? `<p class="lede">${e(caveat)}</p>` : ''}
 ${s.stopped ? `<p>Stopped early: ${e(s.stopped)}.</p>` : ''}
-${s.listingCut ? `<p>The ${e(results.catalogue.format)} listing shows only the first ${s.listingCut} characters of a description: the figures are measured on what it shows.</p>` : ''}
+${s.listingCut ? `<p>The ${e(listingName(results))} listing shows only the first ${s.listingCut} characters of a description: the figures are measured on what it shows.</p>` : ''}
 </section>`;
 }
 

@@ -37,7 +37,7 @@ export function improveHeadline(results: ResultsFile): string {
   return (
     `improve ${s.skill}: ${results.catalogue.skills.length} skills (${results.catalogue.source}), ${results.requests.length} requests: ` +
     `${s.split.train.length} train, ${s.split.test.length} test (stratified, seed ${s.split.seed}, holdout ${s.split.holdout}); ` +
-    `model ${String(set.provider)}/${String(set.model)}${rewriter}${results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''}`
+    `model ${String(set.provider)}/${String(set.model)}${rewriter}${results.host && results.host.name !== 'generic' ? `, host ${results.host.name}` : ''}${results.catalogue.format ? `, catalogue format ${results.catalogue.format}` : ''}`
   );
 }
 
@@ -124,7 +124,7 @@ export function renderImproveTerminal(results: ResultsFile, opts: ImproveTermina
   out.push(t.toString());
   out.push(...keptText(results, figures).map(para));
   if (s.stopped) out.push(para(`Stopped early: ${s.stopped}.`));
-  if (s.listingCut) out.push(para(`The ${results.catalogue.format} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`));
+  if (s.listingCut) out.push(para(`The ${listingName(results)} listing shows only the first ${s.listingCut} characters of a description: the figures above are measured on what it shows.`));
   out.push('', 'Candidates (the full text of each in -o report.md or report.html)');
   for (const f of figures) out.push(...candidateLines(f, figures, results, width));
   return out.join('\n') + '\n';
@@ -264,4 +264,9 @@ export function renderImproveCsv(results: ResultsFile): string {
     lines.push(IMPROVE_CSV_COLUMNS.map((k) => csvField(row[k])).join(','));
   }
   return lines.join('\r\n') + '\r\n';
+}
+
+/** Whose listing cut the descriptions: the host's name, or the generic host's preset. */
+export function listingName(results: ResultsFile): string {
+  return results.host && results.host.name !== 'generic' ? results.host.name : String(results.catalogue.format ?? 'generic');
 }

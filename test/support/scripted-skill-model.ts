@@ -1,8 +1,8 @@
 /**
  * A scripted model for the wire server (test/support/wire-server.ts) whose choices depend on what it is shown, so
  * that `skillbench improve` can be tested end to end through the real SDKs:
- * - a selection call (tools with activate_skill): it reads the catalogue in the system prompt (the xml, hermes or
- *   markdown listing), scores each skill by the words its description shares with the request (lower-cased words of
+ * - a selection call (tools with activate_skill): it reads the catalogue in the system prompt (the lines, xml,
+ *   hermes or markdown listing), scores each skill by the words its description shares with the request (lower-cased words of
  *   4+ letters, a final "s" dropped, a few stop words left out), and loads the best one when it shares at least
  *   MIN_SHARED words; ties go to the skill listed first. No skill reaches it: a text answer.
  * - a rewriter call (a JSON answer asked for): it reads the <current_description>, the <missed_requests> and the
@@ -34,7 +34,10 @@ export function listedSkills(system: string): { name: string; description: strin
   if (xml.length) return xml;
   const hermes = [...system.matchAll(/^ {4}- ([a-z0-9-]+): (.*)$/gm)].map((m) => ({ name: m[1]!, description: m[2]! }));
   if (hermes.length) return hermes;
-  return [...system.matchAll(/^- \*\*([^*]+)\*\* \([^)]*\): (.*)$/gm)].map((m) => ({ name: m[1]!, description: m[2]! }));
+  const markdown = [...system.matchAll(/^- \*\*([^*]+)\*\* \([^)]*\): (.*)$/gm)].map((m) => ({ name: m[1]!, description: m[2]! }));
+  if (markdown.length) return markdown;
+  // The generic host's lean listing: one `name: description` line per skill.
+  return [...system.matchAll(/^([a-z0-9][a-z0-9-]*): (.*)$/gm)].map((m) => ({ name: m[1]!, description: m[2]! }));
 }
 
 /** The skill the scripted model loads for a request, or null. */
