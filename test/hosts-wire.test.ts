@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readResults } from '../src/results.js';
 import { computeMetrics } from '../src/metrics.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { renderHtml } from '../src/report/html.js';
 import { builtinHostNames, loadBuiltin } from '../src/hosts/profile.js';
 import { charCount } from '../src/hosts/listing.js';
 import { anthropic, gemini, openai, startWireServer, type Api, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
@@ -230,6 +232,16 @@ describe('the listing budget end to end (bundled catalogue, requests.json)', () 
     const m = computeMetrics(results.runs[0]!, results.requests);
     expect(m.wrongLoad.k).toBe(invisible.length);
     expect(r.stdout).toMatch(/model: wrong load 0\.0% \(0\/\d+\) on the requests whose gold skill was listed in full/);
+    // The Markdown and HTML reports carry the same host section, from the results file alone.
+    const input = { results, metrics: results.runs.map((run) => computeMetrics(run, results.requests)) };
+    const md = renderMarkdown(input);
+    expect(md).toContain('#### Host: claude-code-2.0');
+    expect(md).toContain(`- invisible to the model: ${invisible.length} requests whose gold skill was dropped from the listing`);
+    expect(md).toMatch(/- model: wrong load 0\.0% \(0\/\d+\) on the requests whose gold skill was listed in full/);
+    const html = await renderHtml(input);
+    const section = /<section id="host"><h2>Host<\/h2>[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    expect(section).toContain(`dropped (the model cannot see them): ${dropped.join(', ')}`);
+    expect(section).toContain('on the requests whose gold skill was listed in full');
   });
 });
 

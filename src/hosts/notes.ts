@@ -158,13 +158,26 @@ export function budgetProblems(host: Host, listing: Listing, skills: Skill[], so
  * on the requests whose gold skill it could see. Empty for the generic host when every skill was listed in full.
  */
 export function renderHostReport(results: ResultsFile, metricsOf: (run: SelectorRun, requests: EvalRequest[]) => SelectorMetrics, width = 120): string {
+  const report = hostReport(results, metricsOf);
+  if (!report) return '';
+  const out = [report.header, ...report.lines.map((l) => `  ${l}`)];
+  return `${out.flatMap((line) => fit(line, width)).join('\n')}\n`;
+}
+
+/**
+ * What a results file says about its host, for every report format: a header (the host, where its catalogue goes,
+ * what counts as a load) and lines (what its listing dropped, cut or shortened, the requests that could not see
+ * their skill, and the model runs' wrong load on the requests that could). Null for the generic host with nothing
+ * to say.
+ */
+export function hostReport(results: ResultsFile, metricsOf: (run: SelectorRun, requests: EvalRequest[]) => SelectorMetrics): { header: string; lines: string[] } | null {
   const h = results.host;
-  if (!h) return '';
+  if (!h) return null;
   const notes = [...listingNotes(h.name, h.listing), ...visibilityNotes(results.requests, h.listing)];
-  if (h.name === 'generic' && notes.length === 0) return '';
+  if (h.name === 'generic' && notes.length === 0) return null;
   const where = { system: 'the system prompt', 'tool-description': "the loading tool's description", 'user-message': "the user's turn" }[h.placement];
-  const out = [`host ${h.name} (${h.title}${h.origin === 'built-in' ? '' : `, ${h.origin}`}): catalogue in ${where}, a load is ${h.loading}${h.systemFrom ? `, system prompt from ${h.systemFrom}` : ''}`];
-  out.push(...notes.map((l) => `  ${l}`));
+  const header = `host ${h.name} (${h.title}${h.origin === 'built-in' ? '' : `, ${h.origin}`}): catalogue in ${where}, a load is ${h.loading}${h.systemFrom ? `, system prompt from ${h.systemFrom}` : ''}`;
+  const lines = [...notes];
   const v = visibility(results.requests, h.listing);
   const hidden = new Set([...v.invisible, ...v.nameOnly, ...v.shortened].map((r) => r.id));
   if (hidden.size > 0) {
@@ -173,10 +186,10 @@ export function renderHostReport(results: ResultsFile, metricsOf: (run: Selector
     for (const run of results.runs.filter((r) => r.kind === 'decision' && r.provider !== undefined && r.selector !== 'hybrid')) {
       const m = metricsOf({ ...run, decisions: run.decisions.filter((d) => !hidden.has(d.requestId)) }, seen);
       const rate = m.wrongLoad.rate === null ? '-' : `${(100 * m.wrongLoad.rate).toFixed(1)}%`;
-      out.push(`  ${run.selector}: wrong load ${rate} (${m.wrongLoad.k}/${m.wrongLoad.n}) on the requests whose gold skill was listed in full`);
+      lines.push(`${run.selector}: wrong load ${rate} (${m.wrongLoad.k}/${m.wrongLoad.n}) on the requests whose gold skill was listed in full`);
     }
   }
-  return `${out.flatMap((line) => fit(line, width)).join('\n')}\n`;
+  return { header, lines };
 }
 
 /** One report line in `width` columns: wrapped at words, continuation lines indented under it. */

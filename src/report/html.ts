@@ -1,6 +1,8 @@
 // The HTML report: one self-contained file (inline CSS, a few lines of inline script, SVG charts rendered in Node),
 // which loads nothing from the network; a Content-Security-Policy says so to the browser as well. Every piece of
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
+import { computeMetrics } from '../metrics.js';
+import { hostReport } from '../hosts/notes.js';
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { requestChanges, requestKey, skillChanges, type SkillChange } from './changes.js';
 import { scriptSandboxLine } from './sandboxes.js';
@@ -35,6 +37,8 @@ export async function renderHtml(input: ReportInput): Promise<string> {
   if (confused.length) sections.push(await confusionSection(confused));
   const flaky = paired.filter(({ m }) => m.flaky?.length);
   if (flaky.length) sections.push(flakySection(flaky));
+  const host = hostSection(results);
+  if (host) sections.push(host);
   if (results.tokenAudit) sections.push(await tokenSection(results));
   sections.push(requestsSection(input));
   sections.push(settingsSection(results));
@@ -235,6 +239,17 @@ function delta(before: number | null | undefined, after: number | null): string 
   if (Math.abs(d) < 0.05) return ' <span class="delta">±0</span>';
   // Lower is better for both rates.
   return ` <span class="delta ${d > 0 ? 'worse' : 'better'}">${d > 0 ? '▲ +' : '▼ '}${d.toFixed(1)} pts</span>`;
+}
+
+/** The host whose prompt the run reproduced, and what its listing hid (as the terminal prints it). */
+function hostSection(results: ResultsFile): string | null {
+  const report = hostReport(results, computeMetrics);
+  if (!report) return null;
+  const lines = report.lines.length ? `<ul class="notes">${report.lines.map((l) => `<li>${e(l)}</li>`).join('')}</ul>` : '';
+  return `<section id="host"><h2>Host</h2>
+<p>${e(report.header)}</p>
+${lines}
+</section>`;
 }
 
 function gateSection(results: ResultsFile): string {

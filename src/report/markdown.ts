@@ -1,6 +1,8 @@
 // Markdown: a compact summary for a pull-request comment or $GITHUB_STEP_SUMMARY: per selector wrong and needless
 // load with their intervals, the gate verdict, the requests that flipped against the baseline, and the failures
 // folded away. GitHub caps a comment at 65,536 characters, so long lists are cut with a count of what was left out.
+import { computeMetrics } from '../metrics.js';
+import { hostReport } from '../hosts/notes.js';
 import type { ResultsFile, SelectorMetrics } from '../types.js';
 import { incompleteText } from '../completeness.js';
 import { setShape, undefinedRateLines } from './targets.js';
@@ -59,6 +61,7 @@ export function renderMarkdown(input: ReportInput): string {
   if (undefinedLines.length) out.push(...undefinedLines.map((l) => `- ${cell(l)}`), '');
 
   out.push(...targetSection(metrics));
+  out.push(...hostSection(results));
   out.push(...languageSection(results));
   if (input.baseline) out.push(...baselineSection(input));
   out.push(...armFlipSection(results));
@@ -71,6 +74,13 @@ export function renderMarkdown(input: ReportInput): string {
   }
   out.push(...failureSection(results, metrics));
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** The host whose prompt the run reproduced, and what its listing hid (as the terminal prints it). */
+function hostSection(results: ResultsFile): string[] {
+  const report = hostReport(results, computeMetrics);
+  if (!report) return [];
+  return [`#### Host: ${cell(results.host!.name)}`, '', cell(report.header), '', ...report.lines.map((l) => `- ${cell(l)}`), ''];
 }
 
 /** What the offline models cannot read, and accuracy per language group when the requests are in several. */
