@@ -3,7 +3,7 @@
 // otherwise a non-empty NO_COLOR turns it off; otherwise colour only on a terminal whose TERM is not `dumb`.
 // Colour never carries meaning alone: every coloured mark also says what it is in words or a glyph.
 import pc from 'picocolors';
-import { wrap } from './text.js';
+import { wrap } from './text-width.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 

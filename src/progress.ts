@@ -2,7 +2,7 @@
 // On a terminal an ink view redraws the lanes; elsewhere (CI, a pipe, --no-progress) plain lines are printed at a
 // steady interval. ink and react are imported only in the live case, so nothing that needs a TTY loads otherwise.
 import { colorEnabled } from './colors.js';
-import { displayWidth, padTo, truncate } from './text.js';
+import { displayWidth, padTo, truncate } from './text-width.js';
 import type { Lane, Progress } from './types.js';
 
 export interface ProgressOptions {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProgress, fitFields } from '../src/progress.js';
-import { displayWidth } from '../src/text.js';
+import { displayWidth } from '../src/text-width.js';
 import { runCli, type CliRun } from './support/cli.js';
 
 // Records whether ink was ever imported: the plain mode must not load anything that needs a terminal.

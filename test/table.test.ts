@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { terminalTable } from '../src/report/table.js';
 import { renderTerminalReport } from '../src/report/terminal.js';
 import { colorEnabled, columnsOf, layoutFor, wrapNotice } from '../src/colors.js';
-import { displayWidth, padTo, truncate, wrap } from '../src/text.js';
+import { displayWidth, padTo, truncate, wrap } from '../src/text-width.js';
 import { computeMetrics } from '../src/metrics.js';
 import { readResults } from '../src/results.js';
 import type { ResultsFile } from '../src/types.js';

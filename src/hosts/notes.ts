@@ -3,7 +3,7 @@
 // full (eval-trigger reports them apart); and validate's warning when a catalogue is over a host's budget.
 import { skillFieldLine } from '../catalogue.js';
 import { ruleId } from '../rules.js';
-import { wrap } from '../text.js';
+import { wrap } from '../text-width.js';
 import type { EvalRequest, HostSummary, ListingSummary, Problem, ResultsFile, SelectorMetrics, SelectorRun, Skill } from '../types.js';
 import { withStatus, type Listing } from './listing.js';
 import type { Host } from './profile.js';

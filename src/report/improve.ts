@@ -11,7 +11,7 @@ import { wordDiff } from './worddiff.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { terminalTable } from './table.js';
 import { rateCell } from './terminal.js';
-import { truncate, wrap as wrapText } from '../text.js';
+import { truncate, wrap as wrapText } from '../text-width.js';
 import { intervalText, rateText } from './format.js';
 import { csvField, text as csvText } from './csv.js';
 

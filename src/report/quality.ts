@@ -7,7 +7,7 @@ import type { ResultsFile } from '../types.js';
 import { failingCases, figure, intervalText, judgeMeanText, qualityRows, rateText, usd } from './format.js';
 import { scriptSandboxLine } from './sandboxes.js';
 import { terminalTable } from './table.js';
-import { displayWidth, wrap } from '../text.js';
+import { displayWidth, wrap } from '../text-width.js';
 
 export interface QualityTerminalOptions {
   /** Coloured table headers (a TTY). Default false. */

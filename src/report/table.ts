@@ -4,7 +4,7 @@
 // (at spaces, then after hyphens), a `truncate` column cuts its lines with an ellipsis, a `fixed` column (numbers)
 // never shrinks. A cell may hold line breaks (e.g. a rate with its interval on a second line).
 import { colors as makeColors } from '../colors.js';
-import { blockWidth, displayWidth, padTo, truncate, wrap } from '../text.js';
+import { blockWidth, displayWidth, padTo, truncate, wrap } from '../text-width.js';
 
 export type Fit = 'fixed' | 'wrap' | 'truncate';
 

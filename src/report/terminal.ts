@@ -11,7 +11,7 @@ import { effectiveNText, expectedText } from './format.js';
 import { setShape, targetSection, undefinedRateLines, type SetShape } from './targets.js';
 import { errorsText, explicitWithoutMentions, shortRate, summarize } from './summary.js';
 import { terminalTable, type Fit } from './table.js';
-import { displayWidth, truncate as fitText, wrap } from '../text.js';
+import { displayWidth, truncate as fitText, wrap } from '../text-width.js';
 import { languageFigures } from './languages.js';
 import type { Rate, ResultsFile, SelectorMetrics, SelectorRun, SweepPoint } from '../types.js';
 
