@@ -10,6 +10,8 @@ import path from 'node:path';
 import { readResults } from '../src/results.js';
 import { parseRequestSet } from '../src/requests.js';
 import { UserError } from '../src/errors.js';
+import { computeMetrics } from '../src/metrics.js';
+import { renderHtml } from '../src/report/html.js';
 import { openai, startWireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
 import type { Decision, EvalRequest, ResultsFile } from '../src/types.js';
@@ -145,6 +147,10 @@ describe('skill-creator eval sets: every shape', () => {
     const md = await readFile(file('expense.md'), 'utf8');
     expect(md).toContain('#### Scored against the target skill');
     expect(md).toMatch(new RegExp(`\\| keyword \\| expense-report-checker \\| .*\\(${hand.posHit}/${hand.pos}\\).* \\| ${hand.otherPos}, ${hand.otherNeg} \\| 0 \\|`));
+    // The HTML report has the same table.
+    const html = await renderHtml({ results, metrics: results.runs.map((run) => computeMetrics(run, results.requests)) });
+    const targets = /<section id="targets">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    expect(targets).toMatch(new RegExp(`<th scope="row">keyword</th><td>expense-report-checker</td>.*<span class="kn">${hand.posHit}/${hand.pos}</span>.*<td class="num">${hand.otherPos}, ${hand.otherNeg}</td><td class="num">0</td>`));
 
     // A results file's requests keep their target: fed back as a request file, they are scored the same way.
     await writeFile(file('round-trip.json'), JSON.stringify(results.requests));

@@ -3,6 +3,7 @@
 // text from the results file (skill names, request texts, settings, errors) goes through escapeHtml.
 import { computeMetrics } from '../metrics.js';
 import { hostReport } from '../hosts/notes.js';
+import { targetSectionHtml } from './targets-html.js';
 import type { ResultsFile, SelectorMetrics, SelectorRun } from '../types.js';
 import { requestChanges, requestKey, skillChanges, type SkillChange } from './changes.js';
 import { scriptSandboxLine } from './sandboxes.js';
@@ -26,6 +27,8 @@ export async function renderHtml(input: ReportInput): Promise<string> {
     return page(results, sections);
   }
   sections.push(await summarySection(input));
+  const targets = targetSectionHtml(input.metrics);
+  if (targets) sections.push(targets);
   if (input.baseline) sections.push(baselineSection(input));
   if (results.gate) sections.push(gateSection(results));
   const flips = armFlips(results);
