@@ -4,13 +4,15 @@
 // set, every shard present once; anything else is a UserError naming the file and the field that differs.
 //
 // What a single run computes over all its requests is computed again over all of them here: a score selector's
-// optimistic threshold (chosen on the requests being scored) is re-chosen on the merged decisions' scores and every
-// decision re-taken at it, and completeness is counted over the merged decisions. Decisions keep the order a single
+// optimistic or cross-validated threshold (and fused's fitted decision) is chosen again on the merged decisions'
+// scores (fused: the features its decisions keep) and every decision re-taken, and completeness is counted over the
+// merged decisions. Decisions keep the order a single
 // run gives (repeat, then request-file order).
 import { canonicalJson } from './cache.js';
 import { completenessOf } from './completeness.js';
 import { UserError } from './errors.js';
-import { chooseAt, chooseThreshold, topOf } from './metrics.js';
+import { FUSED_FEATURES, type FusedItem } from './selectors/fused.js';
+import { fusedRun, thresholdRun, type ThresholdPlan } from './selectors/thresholds.js';
 import type { ShardInfo } from './shard.js';
 import type { Decision, EvalRequest, ResultsFile, SelectorRun } from './types.js';
 
@@ -144,8 +146,9 @@ function mergeRun(shards: ShardFile[], i: number, positions: Map<string, number>
   const extra = parts.reduce((sum, p) => sum + (p.extraCostUsd ?? 0), 0);
   const run: SelectorRun = { ...head, decisions, ...(head.extraCostUsd !== undefined ? { extraCostUsd: extra } : {}) };
   if (!head.threshold) return run;
-  const optimistic = parts.every((p) => p.threshold?.source === 'optimistic');
-  if (!optimistic) {
+  const source = head.threshold.source;
+  const recomputed = source === 'optimistic' || source === 'cross-validated';
+  if (!recomputed || !parts.every((p) => p.threshold?.source === source && p.threshold.folds === head.threshold!.folds)) {
     for (const [j, p] of parts.entries()) {
       if (canonicalJson(p.threshold ?? null) !== canonicalJson(head.threshold)) {
         throw new UserError(`${shards[j]!.file}: field "runs[${i}].threshold" is ${show(p.threshold)}, but ${shards[0]!.file} has ${show(head.threshold)}`, FIX);
@@ -153,16 +156,52 @@ function mergeRun(shards: ShardFile[], i: number, positions: Map<string, number>
     }
     return run;
   }
-  return rechooseThreshold(run, requests);
+  if (head.selector === 'fused') parts.forEach((p, j) => checkFeatures(p, shards[j]!.file, i));
+  const plan: ThresholdPlan = source === 'optimistic' ? { kind: 'optimistic' } : { kind: 'cross-validated', folds: head.threshold.folds! };
+  return decideAgain(run, requests, plan, shards[0]!.file, i);
 }
 
-/** An optimistic threshold chosen on all the requests, as one run chooses it, and every decision taken at it. */
-function rechooseThreshold(run: SelectorRun, requests: EvalRequest[]): SelectorRun {
-  const gold = new Map(requests.map((r) => [r.id, r.gold]));
-  const scored = run.decisions.filter((d) => d.error === undefined);
-  const value = chooseThreshold(scored.map((d) => ({ gold: gold.get(d.requestId) ?? null, top: topOf(d.scores) }))) ?? 0;
-  const decisions = run.decisions.map((d): Decision => (d.error === undefined ? { ...d, chosen: chooseAt(d.scores, value) } : d));
-  return { ...run, threshold: { ...run.threshold!, value }, decisions };
+/** Fused's decisions keep the features of their top candidate, which the refit needs (files of earlier versions do not). */
+function checkFeatures(run: SelectorRun, file: string, index: number): void {
+  run.decisions.forEach((d, k) => {
+    if (d.error !== undefined) return;
+    const features = d.detail?.features;
+    if (Array.isArray(features) && features.length === FUSED_FEATURES.length && features.every((x) => typeof x === 'number')) return;
+    throw new UserError(
+      `${file}: field "runs[${index}].decisions[${k}].detail.features" is missing: fused's decision cannot be fitted again on every request`,
+      'rerun the shards with this skillbench (it keeps the features), or fix the decision with --threshold baseline or --calibrate',
+    );
+  });
+}
+
+/**
+ * A score selector's decisions taken again over every request, as one run takes them: an optimistic threshold (or
+ * fused's fit) chosen on all of them, or cross-validated on the folds one run assigns (covered and uncovered apart,
+ * round-robin in request-file order, which the merge restores). Everything else a decision holds is kept.
+ */
+function decideAgain(run: SelectorRun, requests: EvalRequest[], plan: ThresholdPlan, file: string, index: number): SelectorRun {
+  const byId = new Map(run.decisions.map((d) => [d.requestId, d]));
+  const old = requests.map((r) => byId.get(r.id)!);
+  const { selector, kind: _kind, threshold: _threshold, fit: _fit, decisions: _decisions, ...extra } = run;
+  let again: SelectorRun;
+  if (selector === 'fused') {
+    const items: FusedItem[] = old.map((d) => {
+      if (d.error !== undefined) return { ranking: [], features: [], unreadable: d.error };
+      return { ranking: d.scores ?? [], features: d.detail!.features as number[] };
+    });
+    again = fusedRun(requests, items, plan, undefined, extra);
+  } else if (selector === 'similarity' || selector === 'keyword') {
+    again = thresholdRun(selector, requests, old.map((d) => (d.error !== undefined ? { error: d.error } : d.scores ?? [])), plan, undefined, extra);
+  } else {
+    throw new UserError(`${file}: field "runs[${index}].selector" is "${selector}": its threshold cannot be chosen again over the shards`, FIX);
+  }
+  const fresh = new Map(again.decisions.map((d) => [d.requestId, d]));
+  const decisions = run.decisions.map((d): Decision => {
+    if (d.error !== undefined) return d;
+    const n = fresh.get(d.requestId)!;
+    return { ...d, chosen: n.chosen, ...(n.confidence !== undefined ? { confidence: n.confidence } : {}), ...(n.detail ? { detail: { ...d.detail, ...n.detail } } : {}) };
+  });
+  return { ...run, threshold: again.threshold, ...(again.fit ? { fit: again.fit } : {}), decisions };
 }
 
 function show(v: unknown): string {

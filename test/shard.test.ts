@@ -124,6 +124,31 @@ describe('report --merge', () => {
     expect(shards.some((s) => ['similarity', 'keyword'].some((sel) => value(s, sel) !== value(full, sel)))).toBe(true);
   });
 
+  it('fits cross-validated thresholds and fused\'s decision again over every request, as one run does (and optimistic ones)', { timeout: 120_000 }, async () => {
+    for (const cv of [[], ['--cv', 'off']]) {
+      const sel = ['--selectors', 'fused,similarity,keyword', ...cv];
+      const tag = cv.length ? 'off' : 'cv';
+      expect((await trigger(...base(), ...sel, '-o', file(`full-${tag}.json`))).code).toBe(0);
+      for (const i of [1, 2, 3]) expect((await trigger(...base(), ...sel, '--shard', `${i}/3`, '-o', file(`${tag}${i}.json`))).code).toBe(0);
+      const m = await report('--merge', file(`${tag}1.json`), file(`${tag}2.json`), file(`${tag}3.json`), '-o', file(`merged-${tag}.json`));
+      expect(m.code, m.stderr).toBe(0);
+      const [full, merged] = [await readResults(file(`full-${tag}.json`)), await readResults(file(`merged-${tag}.json`))];
+      expect(full.runs.map((r) => r.threshold!.source)).toEqual(Array(3).fill(cv.length ? 'optimistic' : 'cross-validated'));
+      expect(figures(merged)).toEqual(figures(full));
+      expect(merged.runs.find((r) => r.selector === 'fused')!.fit).toEqual(full.runs.find((r) => r.selector === 'fused')!.fit);
+      // Each shard fitted fused on its own slice: the merge is what makes the figures those of one run.
+      const shard = await readResults(file(`${tag}1.json`));
+      expect(shard.runs.find((r) => r.selector === 'fused')!.fit).not.toEqual(full.runs.find((r) => r.selector === 'fused')!.fit);
+    }
+    // A fused shard written without the features its refit needs is refused, naming the field.
+    const old = JSON.parse(await readFile(file('cv1.json'), 'utf8')) as ResultsFile;
+    for (const d of old.runs.find((r) => r.selector === 'fused')!.decisions) delete d.detail!.features;
+    await writeFile(file('old1.json'), JSON.stringify(old));
+    const refused = await report('--merge', file('old1.json'), file('cv2.json'), file('cv3.json'), '-o', file('never.json'));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/old1\.json: field "runs\[0\]\.decisions\[0\]\.detail\.features" is missing: fused's decision cannot be fitted again/);
+  });
+
   it('is read by every report format and by the baseline gate as one run', async () => {
     const r = await report('--merge', file('s3.json'), file('s1.json'), file('s2.json'), '-o', file('m.md'), '-o', file('m.xml'), '-o', file('m.csv'), '-o', file('m.html'));
     expect(r.code, r.stderr).toBe(0);
@@ -255,8 +280,6 @@ describe('the sharded GitHub Actions workflow example', () => {
     }
     expect(evalLine).toContain(`--shard "$SHARD/${shards.length}"`);
     expect(evalLine).toContain('-o "skillbench/shard-$SHARD.json"');
-    // Cross-validated thresholds differ per shard and cannot be merged: without a baseline, every shard runs --cv off.
-    expect(runs).toContain('threshold=(--cv off)');
     expect(evalLine).toContain('"${threshold[@]}"');
     for (const i of shards) expect(mergeLine).toContain(`skillbench/shard-${i}.json`);
     expect(steps.find((s) => s.id === 'eval')!.env!.SHARD).toBe('${{ matrix.shard }}');

@@ -323,7 +323,7 @@ function pickShard(inputs: EvalInputs, spec: NonNullable<EvalTriggerOptions['sha
   inputs.requests = requests;
   deps.notice(
     `skillbench: shard ${spec.index}/${spec.count}: ${requests.length} of ${info.of} requests; join every shard's results with ` +
-      '`skillbench report --merge` (the score selectors\' optimistic thresholds are chosen again there, on all the requests)',
+      '`skillbench report --merge` (the score selectors\' optimistic or cross-validated thresholds, and fused\'s decision, are fitted again there, on all the requests)',
   );
   return info;
 }
@@ -335,6 +335,9 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
   const host = await resolveHost(opts);
   const { loadEvalInputs } = await import('../eval-inputs.js');
   const inputs = await loadEvalInputs(opts, deps.notice);
+  // A shard decides whether to cross-validate on the whole request set, as the single run it is part of does:
+  // `report --merge` then fits every fold again over all the requests.
+  const planRequests = inputs.requests;
   const shard = opts.shard ? pickShard(inputs, opts.shard, deps) : undefined;
   if (opts.batch && opts.selectors && !opts.selectors.some((s) => CHAT_SELECTORS.includes(s))) {
     deps.notice(`skillbench: --batch applies to the model and hybrid selectors only; ${opts.selectors.join(', ')} make no model call`);
@@ -367,7 +370,7 @@ export async function evalTrigger(opts: EvalTriggerOptions, deps: EvalTriggerDep
     opts = { ...opts, threshold: resolved.threshold };
     baselineFit = resolved.fit;
   }
-  const plans = await thresholdPlans(inputs.requests, availability.run, opts, baselineFit, inputs.calibrationShared, inputs.calibration?.length);
+  const plans = await thresholdPlans(planRequests, availability.run, opts, baselineFit, inputs.calibrationShared, inputs.calibration?.length);
   const languages = await describeLanguages(inputs, availability.run, opts, deps);
 
   const client = await import('../client.js');

@@ -208,11 +208,13 @@ export function fusedRun(
     const top = topOf(item.ranking);
     const applied = perRequest(i);
     const d: Decision = { requestId: r.id, run: 0, chosen: null, scores: item.ranking };
+    // The top candidate's features are kept: `report --merge` refits the decision on every shard's requests from them.
+    d.detail = { features: item.features };
     if (top) {
       d.confidence = probability(applied, item.features);
       if (d.confidence >= applied.threshold) d.chosen = top.name;
     }
-    if (fold) d.detail = { fold: fold[i], threshold: applied.threshold };
+    if (fold) d.detail = { ...d.detail, fold: fold[i], threshold: applied.threshold };
     return d;
   });
   return { selector: 'fused', kind: 'score', threshold: info(plan, fit!.threshold), fit: fit!, ...extra, decisions };
