@@ -1,7 +1,7 @@
 // Where the skills of a folder are: every SKILL.md below it, symbolic links to skill folders followed (the common
 // installers link `.claude/skills/<name>` to `.agents/skills/<name>`), each real folder searched once so a link
 // loop ends; and, for a project root, the standard skill folders of the agents (`.claude/skills`, `skills`, ...).
-// Only where the files are is decided here; reading them is catalogue.ts's job.
+// Only where the files are is decided here; reading them is catalogue/folder.ts's job.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ruleId } from './rules.js';

@@ -1,4 +1,4 @@
-// The batch mode's lines of a client's end-of-run summary (formatStats in src/client.ts).
+// The batch mode's lines of a client's end-of-run summary (formatStats in src/client/stats.ts).
 import type { BatchStats } from './queue.js';
 
 /** The batch mode's lines of the end-of-run summary. */

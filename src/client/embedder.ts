@@ -7,8 +7,10 @@ import type { ProviderOptions } from '../options.js';
 import { baseUrlFrom, defaultEmbeddingModel, KEY_VARS, keyFrom, keyOptional, loadEmbeddingProvider, LOCAL_PLACEHOLDER_KEY, type EmbeddingId } from '../providers/index.js';
 import { registerSecret, registerUrlSecrets } from '../secrets.js';
 import type { EmbeddingInput, EmbeddingProvider, EmbeddingRole } from '../types.js';
-import { CacheMissError, DryRunError, cacheModes, type ClientTuning } from '../client.js';
+import { cacheModes } from './cache-modes.js';
+import { CacheMissError, DryRunError } from './errors.js';
 import { retryPolicy, withRetries } from './retry.js';
+import type { ClientTuning } from './types.js';
 
 export interface Embedder extends EmbeddingProvider {
   /** Vectors taken from the disk cache / computed / missing (--cache-only or --dry-run, remote providers), since creation. */
