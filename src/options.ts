@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { UserError } from './errors.js';
 import type { SandboxOptions } from './sandbox.js';
+import { DEFAULT_MAX_MEMORY_MB } from './sandbox/limits.js';
 
 /** Options of every command that calls a model or an embedding provider. */
 export interface ProviderOptions {
@@ -214,7 +215,7 @@ export function addSandboxOptions(cmd: Command): Command {
     .option('--max-script-output <bytes>', 'run_skill_script: bytes kept per output stream', parsePositiveInt, 256 * 1024)
     .option('--script-max-procs <n>', 'run_skill_script: processes and threads a script may have at once', parsePositiveInt, 256)
     .option('--script-max-file-mb <mb>', 'run_skill_script: largest file a script may write (under bwrap also its total room to write)', parsePositiveInt, 64)
-    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process', parsePositiveInt, 1024)
+    .option('--script-max-memory-mb <mb>', 'run_skill_script: memory per script process (RLIMIT_DATA; Node 24 counts about 560 MiB of reserved code space per isolate in it)', parsePositiveInt, DEFAULT_MAX_MEMORY_MB)
     .option('--unsafe-no-sandbox', 'run skill scripts without isolation when bwrap does not work (dangerous)');
 }
 

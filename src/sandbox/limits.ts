@@ -8,7 +8,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
 export const DEFAULT_MAX_PROCS = 256;
 export const DEFAULT_MAX_FILE_MB = 64;
-export const DEFAULT_MAX_MEMORY_MB = 1024;
+/** 2 GiB: Node 24's V8 reserves about 560 MiB per isolate (its code range) that RLIMIT_DATA counts, so under 1 GiB a
+ *  node script could not start a single worker thread (Node 20 and 22 reserve it outside the limit). */
+export const DEFAULT_MAX_MEMORY_MB = 2048;
 export const MIB = 1024 * 1024;
 
 /**
