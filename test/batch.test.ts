@@ -15,15 +15,12 @@ import { computeMetrics } from '../src/metrics.js';
 import type { ResultsFile } from '../src/types.js';
 import { anthropic, fault, gemini, openai, startWireServer, type Api, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
+import { THREE_SKILLS } from './support/fixtures.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const built = existsSync(path.join(root, 'dist', 'cli.js'));
 
-const catalogue = [
-  { name: 'doc-extractor', description: 'Extract text and tables from PDF files, merge and split PDF documents, and fill PDF forms.' },
-  { name: 'git-helper', description: 'Explain git errors, resolve merge conflicts, rewrite commit history and manage branches.' },
-  { name: 'email-writer', description: 'Draft and polish professional emails: replies, follow-ups, apologies and announcements.' },
-];
+const catalogue = THREE_SKILLS;
 const requests = [
   { id: 'pdf-1', text: 'Extract the tables from this PDF report', gold: 'doc-extractor' },
   { id: 'pdf-2', text: 'Merge these three PDF files into one', gold: 'doc-extractor' },

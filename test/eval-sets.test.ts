@@ -15,10 +15,9 @@ import { renderHtml } from '../src/report/html.js';
 import { openai, startWireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
 import type { Decision, EvalRequest, ResultsFile } from '../src/types.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
-  delete process.env[v];
-}
+clearProviderEnv();
 
 const root = path.resolve(__dirname, '..');
 let dir: string;

@@ -8,14 +8,11 @@ import path from 'node:path';
 import { readResults } from '../src/results.js';
 import { probability } from '../src/selectors/decision.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv, THREE_SKILLS } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY']) delete process.env[v];
+clearProviderEnv();
 
-const catalogue = [
-  { name: 'doc-extractor', description: 'Extract text and tables from PDF files, merge and split PDF documents, and fill PDF forms.' },
-  { name: 'git-helper', description: 'Explain git errors, resolve merge conflicts, rewrite commit history and manage branches.' },
-  { name: 'email-writer', description: 'Draft and polish professional emails: replies, follow-ups, apologies and announcements.' },
-];
+const catalogue = THREE_SKILLS;
 const requests = [
   { id: 'pdf-1', text: 'Extract the tables from this PDF report', gold: 'doc-extractor' },
   { id: 'pdf-2', text: 'Merge these three PDF files into one', gold: 'doc-extractor' },

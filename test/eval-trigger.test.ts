@@ -10,16 +10,11 @@ import { readResults } from '../src/results.js';
 import { computeMetrics } from '../src/metrics.js';
 import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv, THREE_SKILLS } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
-  delete process.env[v];
-}
+clearProviderEnv();
 
-const catalogue = [
-  { name: 'doc-extractor', description: 'Extract text and tables from PDF files, merge and split PDF documents, and fill PDF forms.' },
-  { name: 'git-helper', description: 'Explain git errors, resolve merge conflicts, rewrite commit history and manage branches.' },
-  { name: 'email-writer', description: 'Draft and polish professional emails: replies, follow-ups, apologies and announcements.' },
-];
+const catalogue = THREE_SKILLS;
 const pdfRequests = [
   'Extract the tables from this PDF report',
   'Merge these three PDF files into one',

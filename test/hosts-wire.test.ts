@@ -17,10 +17,9 @@ import { builtinHostNames, loadBuiltin } from '../src/hosts/profile.js';
 import { charCount } from '../src/hosts/listing.js';
 import { anthropic, gemini, openai, startWireServer, type Api, type Recorded, type Reply, type WireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
-  delete process.env[v];
-}
+clearProviderEnv();
 
 const root = path.resolve(__dirname, '..');
 const FIXTURE = path.join(root, 'fixtures/hosts/catalogue');

@@ -10,8 +10,9 @@ import path from 'node:path';
 import { startWireServer, type WireServer } from './support/wire-server.js';
 import { demoRewriter, scriptedSkillModel } from './support/scripted-skill-model.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL']) delete process.env[v];
+clearProviderEnv();
 
 const root = path.resolve(import.meta.dirname, '..');
 let server: WireServer;

@@ -11,10 +11,9 @@ import { candidateFigures } from '../src/improve/figures.js';
 import { fault, openai, startWireServer, type WireServer } from './support/wire-server.js';
 import { scriptedSkillModel, testRewriter, words, type Rewriter } from './support/scripted-skill-model.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
-  delete process.env[v];
-}
+clearProviderEnv();
 
 const SKILLS: Record<string, { description: string; extra?: string }> = {
   // Folded, with a comment and fields around it: --write must keep every byte but the description's lines.

@@ -10,8 +10,9 @@ import { readResults } from '../src/results.js';
 import { computeMetrics } from '../src/metrics.js';
 import { runCli } from './support/cli.js';
 import type { Skill } from '../src/types.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY']) delete process.env[v];
+clearProviderEnv();
 
 describe('scripts and languages', () => {
   it('finds the script most letters are in', () => {

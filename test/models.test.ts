@@ -28,9 +28,9 @@ import {
 } from './support/wire-server.js';
 import { strictRefusal } from './support/strict-models.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-const KEY_VARS = ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL'];
-for (const v of KEY_VARS) delete process.env[v];
+clearProviderEnv();
 
 const catalogue = [
   { name: 'doc-extractor', description: 'Extract text and tables from PDF files and fill PDF forms.' },

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY']) delete process.env[v];
+clearProviderEnv();
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 describe('README', () => {

@@ -12,15 +12,12 @@ import { parseShard, selectShard, shardOfId } from '../src/shard.js';
 import type { EvalRequest, ResultsFile } from '../src/types.js';
 import { openai, startWireServer, type WireServer } from './support/wire-server.js';
 import { runCli } from './support/cli.js';
+import { clearProviderEnv, THREE_SKILLS } from './support/fixtures.js';
 
-for (const v of ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL']) {
-  delete process.env[v];
-}
+clearProviderEnv();
 
 const catalogue = [
-  { name: 'doc-extractor', description: 'Extract text and tables from PDF files, merge and split PDF documents, and fill PDF forms.' },
-  { name: 'git-helper', description: 'Explain git errors, resolve merge conflicts, rewrite commit history and manage branches.' },
-  { name: 'email-writer', description: 'Draft and polish professional emails: replies, follow-ups, apologies and announcements.' },
+  ...THREE_SKILLS,
   { name: 'sql-tutor', description: 'Write and explain SQL queries: joins, group by, window functions and indexes.' },
 ];
 const texts: [string, string | null][] = [
