@@ -27,7 +27,7 @@ t clear-history -t "$session"
 name="$out/${cols}x${rows}"
 
 # The live view: poll until the lane says the offline model is loading (or the run is over).
-t send-keys -t "$session" "node bin/skillbench.js eval-trigger --cache-dir $work/cache --json $work/results.json" Enter
+t send-keys -t "$session" "node bin/skillbench.js eval-trigger --cache-dir $work/cache -o $work/results.json" Enter
 for _ in $(seq 1 400); do
   sleep 0.1
   t capture-pane -p -t "$session" > "$name-live.txt"

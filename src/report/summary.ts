@@ -38,7 +38,7 @@ function summarizeRun(results: ResultsFile, run: SelectorRun, m: SelectorMetrics
   }
   for (const c of m.confusion) {
     if (c.got === null) {
-      const why = run.threshold ? ` (best score under the threshold ${run.threshold.value.toFixed(3)})` : '';
+      const why = run.threshold ? ` (${underThreshold(run)})` : '';
       items.push({ weight: c.count, text: `${plural(c.count, `${c.gold} request`)} loaded nothing${why}` });
     } else {
       items.push({ weight: c.count, text: `${c.got} took ${plural(c.count, `${c.gold} request`)}` });
@@ -53,9 +53,20 @@ function summarizeRun(results: ResultsFile, run: SelectorRun, m: SelectorMetrics
   // The problems by size, then the caveat about the figures themselves.
   const lookAt = items.sort((a, b) => b.weight - a.weight).slice(0, Math.max(0, max - (run.threshold?.source === 'optimistic' ? 1 : 0))).map((x) => x.text);
   if (run.threshold?.source === 'optimistic') {
-    lookAt.push(`threshold ${run.threshold.value.toFixed(3)} was chosen on these same requests (optimistic): pass --calibrate FILE or --threshold`);
+    // fused decides with a fitted model: a --threshold number does not apply to it (cross-validation does).
+    const fix = run.selector === 'fused' ? 'pass --cv K or --calibrate FILE' : 'pass --cv K, --calibrate FILE or --threshold';
+    const what = run.selector === 'fused' ? 'decision (probability' : 'threshold';
+    lookAt.push(`${what} ${run.threshold.value.toFixed(3)}${run.selector === 'fused' ? ')' : ''} was fitted on these same requests (optimistic): ${fix}`);
   }
   return { ...base, lookAt };
+}
+
+/** Why a score selector loaded nothing: its best score (fused: the top skill's probability) was under the threshold,
+ *  which is one number, or one per fold when cross-validated. */
+function underThreshold(run: SelectorRun): string {
+  const t = run.threshold!;
+  const what = run.selector === 'fused' ? "the top skill's probability" : 'best score';
+  return t.source === 'cross-validated' ? `${what} under its fold's threshold` : `${what} under the threshold ${t.value.toFixed(3)}`;
 }
 
 /** explicit loaded nothing and was asked for nothing: no request names a skill. */
