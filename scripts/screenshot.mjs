@@ -37,11 +37,11 @@ const work = await mkdtemp(join(tmpdir(), 'skillbench-shot-'));
 try {
   let input = given;
   if (!input) {
-    // The demo report: the offline selectors on the bundled catalogue, with a throwaway cache (nothing is paid for).
+    // The demo report: the default offline selectors (fused, similarity, keyword) on the bundled catalogue, with a throwaway cache (nothing is paid for).
     input = join(work, 'results.json');
     execFileSync(process.execPath, [join(root, 'bin/skillbench.js'), 'eval-trigger', '--skills', join(root, 'skills'),
-      '--requests', join(root, 'requests.json'), '--selectors', 'similarity,keyword,explicit', '--cache-dir', join(work, 'cache'),
-      '--no-progress', '--json', input], { stdio: ['ignore', 'ignore', 'inherit'] });
+      '--requests', join(root, 'requests.json'), '--cache-dir', join(work, 'cache'),
+      '--no-progress', '-o', input], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const html = join(work, 'report.html');
   await writeOutputs(await readResults(input), [html]);
