@@ -13,137 +13,27 @@
 //      request is an error row too (never "none"), and --batch-retry can send it again in a new job or live.
 //
 // The caller sees nothing of this: chat() resolves with the same ChatResult a live call gives.
-import { entryOf, makeEntry, summarise, type ResponseCache } from '../cache.js';
+//
+// This file is the queue and its rounds; the pieces it uses are in the files named for them (see DEVELOPERS.md).
+import { entryOf, makeEntry, summarise } from '../cache.js';
 import { ProviderError } from '../errors.js';
 import type { BatchApi, BatchStatus, EncodedItem, ItemOutcome } from '../providers/batch/index.js';
-import { costAt, type Price } from '../providers/pricing.js';
+import { costAt } from '../providers/pricing.js';
 import { CallError } from '../providers/shared.js';
 import { safeUrl } from '../secrets.js';
-import type { ChatRequest, ChatResponse, Lane, ProviderId, StopKind, Usage } from '../types.js';
+import type { ChatRequest, ChatResponse, Lane, StopKind } from '../types.js';
+import { chunks } from './chunks.js';
+import type { BatchHost, BatchResult } from './host.js';
+import { describeCounts, missingOutcome } from './outcomes.js';
+import type { Counted, Failure, Job, Pending, Waiter } from './pending.js';
+import { waitForJob } from './poll.js';
+import type { BatchStats } from './stats.js';
 import { BatchStore, type BatchOutcomeCounts, type BatchRecord } from './store.js';
 
-export type BatchRetry = 'none' | 'batch' | 'live';
-
-export interface BatchSettings {
-  /** --batch-wait in ms: stop waiting after this long (undefined: until every job ends). */
-  waitMs?: number;
-  /** --batch-retry: what becomes of requests that expired, were canceled or failed in a way worth retrying. */
-  retry: BatchRetry;
-  /** First poll delay, and the longest one (the delay grows 1.5x per poll). */
-  pollBaseMs: number;
-  pollMaxMs: number;
-  /** A round starts once no call has joined the queue for this long (and no hold is open). */
-  idleMs: number;
-}
-
-/** Defaults: poll after 5 s, then up to every 60 s. SKILLBENCH_BATCH_POLL_MS sets the first delay (the longest is
- * 12 times it): tests poll a local server every few ms. */
-export function batchSettings(opts: { batchWait?: number; batchRetry?: string }, env: NodeJS.ProcessEnv = process.env): BatchSettings {
-  const fromEnv = Number(env.SKILLBENCH_BATCH_POLL_MS);
-  const base = env.SKILLBENCH_BATCH_POLL_MS && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 5000;
-  return {
-    waitMs: opts.batchWait === undefined ? undefined : Math.round(opts.batchWait * 1000),
-    retry: (opts.batchRetry ?? 'none') as BatchRetry,
-    pollBaseMs: base,
-    pollMaxMs: base * 12,
-    idleMs: 50,
-  };
-}
-
-/** What a batch-mode request resolves with: a live call's ChatResult. */
-export interface BatchResult {
-  response: ChatResponse;
-  cached: boolean;
-  costUsd: number;
-  latencyMs: number;
-}
-
-/** The client's figures, moved exactly as a live call moves them. */
-export interface BatchTally {
-  paid(usage: Usage, costUsd: number, lane: Lane | undefined): void;
-  served(usage: Usage, costUsd: number, lane: Lane | undefined): void;
-  failed(lane: Lane | undefined): void;
-  sharedCallFailed(lane: Lane | undefined): void;
-  stoppedWithout(kind: string): void;
-}
-
-/** What the batch mode needs of its client. */
-export interface BatchHost {
-  provider: ProviderId;
-  model: string;
-  baseUrl: string | undefined;
-  cacheDir: string;
-  cache: ResponseCache;
-  /** Null when unknown (the model table has no batch discount for the model): answers are then costed at 0 and
-   * their cache entries carry no cost (a replay prices them at the list price). */
-  batchPrice: Price | null;
-  /** The price --max-cost reserves at: the batch price, else the list price (an upper bound). */
-  budgetPrice: Price | null;
-  tally: BatchTally;
-  reserve(req: ChatRequest, price: Price | null): Promise<number>;
-  release(reservedUsd: number): void;
-  /** A batch API call with the client's retries (transient failures, rate limits, the breaker). */
-  withRetries<T>(fn: (signal?: AbortSignal) => Promise<T>): Promise<T>;
-  api(): Promise<BatchApi>;
-  /** The error row of a response that ended without an answer, or null when it answered. */
-  unanswered(response: ChatResponse): (Error & { kind?: string }) | null;
-  /** --batch-retry live: one live call, as the client makes it (cache, retries, cost). */
-  live(req: ChatRequest, key: string, sample: number, lane: Lane | undefined): Promise<BatchResult>;
-  notice(line: string): void;
-  settings: BatchSettings;
-}
-
-export interface BatchStats {
-  /** Jobs this run submitted, and the requests in them. */
-  batches: number;
-  submitted: number;
-  /** Jobs of an earlier run this run picked up, and this run's requests found in them. */
-  resumed: number;
-  picked: number;
-  expired: number;
-  canceled: number;
-  errored: number;
-  /** Requests whose job was still running when --batch-wait ran out. */
-  stillRunning: number;
-  /** Requests sent again by --batch-retry. */
-  retried: number;
-  /** Answers written to the cache for requests of an earlier run's job that this run did not ask for. */
-  extra: number;
-  /** The batch price multiplier (null: the batch price is unknown). */
-  multiplier: number | null;
-  /** The provider ids of every job this run submitted or waited for. */
-  ids: string[];
-}
-
-interface Waiter {
-  lane?: Lane;
-  t0: number;
-  resolve(r: BatchResult): void;
-  reject(e: unknown): void;
-}
-
-interface Pending {
-  key: string;
-  req: ChatRequest;
-  sample: number;
-  waiters: Waiter[];
-  reserved: number;
-}
-
-interface Job {
-  record: BatchRecord;
-  /** This run's requests in the job, by key. */
-  pending: Map<string, Pending>;
-}
-
-type Counted = 'all' | 'others' | 'none';
-
-interface Failure {
-  pending: Pending;
-  error: CallError;
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { batchSettings, type BatchRetry, type BatchSettings } from './settings.js';
+export type { BatchHost, BatchResult, BatchTally } from './host.js';
+export type { BatchStats } from './stats.js';
+export { chunks } from './chunks.js';
 
 export class BatchQueue {
   readonly stats: BatchStats;
@@ -327,7 +217,7 @@ export class BatchQueue {
     if (!this.stats.ids.includes(id)) this.stats.ids.push(id);
     let status: BatchStatus | null;
     try {
-      status = await this.waitFor(api, record);
+      status = await waitForJob(api, record, host, this.store, this.startedAt!);
     } catch (err) {
       const lost = err instanceof ProviderError && err.status === 404;
       if (lost) {
@@ -361,30 +251,6 @@ export class BatchQueue {
       }
     }
     await this.collect(job, status, outcomes, failures);
-  }
-
-  /** Polls one job with backoff until it ends; null when --batch-wait ran out first. */
-  private async waitFor(api: BatchApi, record: BatchRecord): Promise<BatchStatus | null> {
-    const { host } = this;
-    const { settings } = host;
-    const deadline = settings.waitMs === undefined ? Infinity : this.startedAt! + settings.waitMs;
-    let delay = settings.pollBaseMs;
-    let said = '';
-    for (;;) {
-      const st = await host.withRetries((signal) => api.status(record.id!, signal));
-      if (st.state !== record.lastStatus) {
-        record.lastStatus = st.state;
-        await this.store.save(record).catch(() => undefined);
-      }
-      const line = `${st.state}${st.total ? `, ${st.done ?? 0} of ${st.total} done` : ''}`;
-      if (line !== said && !st.ended) host.notice(`batch ${record.id}: ${line}`);
-      said = line;
-      if (st.ended) return st;
-      const left = deadline - Date.now();
-      if (left <= 0) return null;
-      await sleep(Math.min(delay, left));
-      delay = Math.min(settings.pollMaxMs, delay * 1.5);
-    }
   }
 
   /** Every request of an ended job: answers cached (this run's and an earlier run's), errors kept for retry or rows. */
@@ -505,32 +371,4 @@ export class BatchQueue {
     this.host.tally.stoppedWithout((response.stopKind ?? 'other') as StopKind);
     this.reject(p, error);
   }
-}
-
-/** The outcome of a request an ended job did not report. */
-function missingOutcome(provider: ProviderId, id: string, status: BatchStatus): ItemOutcome {
-  if (status.failure) return { key: '', ok: false, ...status.failure };
-  return { key: '', ok: false, reason: 'errored', message: `${provider}: batch ${id} ended (${status.state}) without a result for this request`, retryable: true };
-}
-
-function describeCounts(c: BatchOutcomeCounts): string {
-  return (['stopped', 'errored', 'expired', 'canceled'] as const).filter((k) => c[k]).map((k) => `${k} ${c[k]}`).join(', ');
-}
-
-/** Splits encoded requests into jobs within the API's count and byte limits, in order. */
-export function chunks<T extends { enc: EncodedItem }>(items: T[], limits: { maxItems: number; maxBytes: number }): T[][] {
-  const out: T[][] = [];
-  let cur: T[] = [];
-  let bytes = 0;
-  for (const it of items) {
-    if (cur.length && (cur.length >= limits.maxItems || bytes + it.enc.bytes > limits.maxBytes)) {
-      out.push(cur);
-      cur = [];
-      bytes = 0;
-    }
-    cur.push(it);
-    bytes += it.enc.bytes;
-  }
-  if (cur.length) out.push(cur);
-  return out;
 }

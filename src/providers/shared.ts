@@ -182,7 +182,7 @@ export function schemaInstruction(schema: unknown): string {
   return `Answer with one JSON value only, no prose and no code fence, matching this JSON Schema:\n${JSON.stringify(schema)}`;
 }
 
-/** The provider's stop reason, normalised (see StopKind in types.ts). */
+/** The provider's stop reason, normalised (see StopKind in types/chat.ts). */
 export function stopKindOf(provider: 'gemini' | 'anthropic' | 'openai', reason: string | undefined | null, hasCalls: boolean): StopKind {
   if (hasCalls) return 'tool';
   const r = (reason ?? '').toString();

@@ -7,7 +7,8 @@ import { wordDiff } from './worddiff.js';
 import type { Rate, ResultsFile } from '../types.js';
 import { renderSvg } from './charts.js';
 import { escapeHtml as e, intervalText, pct } from './format.js';
-import { page, settingsSection } from './html.js';
+import { page } from './page-html.js';
+import { settingsSection } from './settings-html.js';
 import { changeText, improveHeadline, keptText, listingName } from './improve.js';
 
 export async function renderImproveHtml(results: ResultsFile): Promise<string> {
