@@ -1,14 +1,15 @@
 // The HTML report's "scored against the target skill" table: skill-creator requests (should_trigger true/false about
 // one skill) read as that skill's trigger rate and false-trigger rate, as the terminal and Markdown reports print them.
-import type { Rate, SelectorMetrics } from '../types.js';
-import { escapeHtml as e, intervalText, pct } from './format.js';
+import type { SelectorMetrics } from '../types.js';
+import { escapeHtml as e } from './format.js';
+import { rateCell } from './summary-html.js';
 
 export function targetSectionHtml(metrics: SelectorMetrics[]): string | null {
   const rows = metrics.flatMap((m) => (m.targets ?? []).map((t) => ({ m, t })));
   if (!rows.length) return null;
   const body = rows.map(
     ({ m, t }) =>
-      `<tr data-selector="${e(m.selector)}"><th scope="row">${e(m.selector)}</th><td>${e(t.skill)}</td>${rateCell(t.trigger)}${rateCell(t.falseTrigger)}` +
+      `<tr data-selector="${e(m.selector)}"><th scope="row">${e(m.selector)}</th><td>${e(t.skill)}</td>${rateCell('trigger', t.trigger)}${rateCell('falseTrigger', t.falseTrigger)}` +
       `<td class="num">${t.otherOnPositives}, ${t.otherOnNegatives}</td><td class="num">${t.errorsOnPositives + t.errorsOnNegatives}</td></tr>`,
   );
   return `<section id="targets"><h2>Target skills</h2>
@@ -18,9 +19,4 @@ export function targetSectionHtml(metrics: SelectorMetrics[]): string | null {
 <tbody>${body.join('\n')}</tbody>
 </table></div>
 </section>`;
-}
-
-function rateCell(r: Rate): string {
-  const ci = intervalText(r);
-  return `<td class="num rate"><span class="pct">${pct(r.rate)}</span> <span class="kn">${r.k}/${r.n}</span>${ci ? `<div class="sub">${ci}</div>` : ''}</td>`;
 }
