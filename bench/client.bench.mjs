@@ -20,16 +20,20 @@ const { ResponseCache, makeEntry } = await import(dist('cache.js'));
 // A model the table knows and does not retire soon: the client sends it what the table allows.
 const MODEL = 'gpt-6-luna';
 
-// The test suite's wire server, transpiled on the fly (it is TypeScript; the bench runs plain node).
+// The test suite's wire server, transpiled on the fly (it is TypeScript; the bench runs plain node), with the
+// support modules it imports; their imports of skillbench itself (the model table's loader) read dist/.
+const WIRE_MODULES = ['wire-server', 'strict-models', 'wire-batches'];
+
 async function loadWireServer() {
   const out = path.join(root, 'node_modules', '.cache', `skillbench-bench-${process.pid}`);
   mkdirSync(out, { recursive: true });
   const opts = { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } };
-  const src = readFileSync(path.join(root, 'test', 'support', 'wire-server.ts'), 'utf8');
-  writeFileSync(path.join(out, 'wire-server.mjs'), ts.transpileModule(src, opts).outputText.replace("'./strict-models.js'", "'./strict-models.mjs'"));
-  // Its strictness reads the model table through skillbench's own loader: dist/ here.
-  const strict = readFileSync(path.join(root, 'test', 'support', 'strict-models.ts'), 'utf8');
-  writeFileSync(path.join(out, 'strict-models.mjs'), ts.transpileModule(strict, opts).outputText.replaceAll("'../../src/", `'${pathToFileURL(path.join(root, 'dist')).href}/`));
+  for (const name of WIRE_MODULES) {
+    const src = readFileSync(path.join(root, 'test', 'support', `${name}.ts`), 'utf8');
+    let js = ts.transpileModule(src, opts).outputText.replaceAll("'../../src/", `'${pathToFileURL(path.join(root, 'dist')).href}/`);
+    for (const other of WIRE_MODULES) js = js.replaceAll(`'./${other}.js'`, `'./${other}.mjs'`);
+    writeFileSync(path.join(out, `${name}.mjs`), js);
+  }
   const mod = await import(pathToFileURL(path.join(out, 'wire-server.mjs')).href);
   rmSync(out, { recursive: true, force: true });
   return mod;
