@@ -71,7 +71,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   const modeChoice = opts.mode ?? scenario.mode ?? 'both';
   const modes = modeChoice === 'both' ? (['progressive', 'load-all'] as const) : ([modeChoice] as const);
 
-  const [{ loadCatalogue, assertUsable, catalogueNote }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
+  const [{ loadUsableCatalogue }, harness, { createChatClient }, { noSandboxWarning }] = await Promise.all([
     import('../catalogue.js'),
     import('../harness.js'),
     import('../client.js'),
@@ -79,12 +79,7 @@ async function run(requestArg: string | undefined, opts: Options): Promise<void>
   ]);
   const { resolveHost } = await import('../hosts/profile.js');
   const host = await resolveHost(opts);
-  const { defaultSkillsPath } = await import('../skill-folders.js');
-  const skillsPath = opts.skills ?? (await defaultSkillsPath());
-  const catalogue = await loadCatalogue(skillsPath);
-  assertUsable(catalogue);
-  const note = catalogueNote(catalogue);
-  if (note) console.error(note);
+  const { catalogue, path: skillsPath } = await loadUsableCatalogue(opts.skills, (line) => console.error(line));
   const { hostNotice } = await import('../hosts/notes.js');
   const notice = hostNotice(host, catalogue.skills);
   if (notice) console.error(notice);

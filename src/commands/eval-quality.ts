@@ -52,7 +52,7 @@ export function register(program: Command): void {
 }
 
 async function run(opts: Options, version: string): Promise<void> {
-  const [quality, { loadCatalogue, assertUsable, catalogueNote }, { createChatClient, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeOutputs }, { renderQualityTerminal }] =
+  const [quality, { loadUsableCatalogue }, { createChatClient, cacheMissFailure }, { noSandboxWarning }, { createProgress }, { writeOutputs }, { renderQualityTerminal }] =
     await Promise.all([
       import('../quality.js'),
       import('../catalogue.js'),
@@ -69,12 +69,8 @@ async function run(opts: Options, version: string): Promise<void> {
   const { resolveHost } = await import('../hosts/profile.js');
   const host = await resolveHost(opts);
   const cases = await quality.loadQualityCases(opts.cases);
-  const { defaultSkillsPath } = await import('../skill-folders.js');
-  opts.skills ??= await defaultSkillsPath();
-  const catalogue = await loadCatalogue(opts.skills);
-  assertUsable(catalogue);
-  const note = catalogueNote(catalogue);
-  if (note) console.error(note);
+  const { catalogue, path: skillsPath } = await loadUsableCatalogue(opts.skills, (line) => console.error(line));
+  opts.skills = skillsPath;
   quality.assertCaseSkills(cases, catalogue, opts.cases);
   const { hostNotice } = await import('../hosts/notes.js');
   const notice = hostNotice(host, catalogue.skills);

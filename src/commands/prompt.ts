@@ -32,11 +32,8 @@ export function register(program: Command): void {
     .action(async (opts: PromptOptions) => {
       const { resolveHost } = await import('../hosts/profile.js');
       const host = await resolveHost(opts);
-      const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
-      const catalogue = await loadCatalogue(opts.skills ?? (await (await import('../skill-folders.js')).defaultSkillsPath()));
-      assertUsable(catalogue);
-      const note = catalogueNote(catalogue);
-      if (note) console.error(note);
+      const { loadUsableCatalogue, displayPath } = await import('../catalogue.js');
+      const { catalogue } = await loadUsableCatalogue(opts.skills, (line) => console.error(line));
       const { selectableSkills } = await import('../selectors/index.js');
       const { promptView, renderPromptView } = await import('../hosts/show.js');
       const view = promptView(host, selectableSkills(catalogue.skills), displayPath(catalogue.source), opts.request);

@@ -36,11 +36,8 @@ export function register(program: Command): void {
     .action(async (opts: TokensOptions) => {
       const { resolveHost } = await import('../hosts/profile.js');
       const host = await resolveHost(opts);
-      const { loadCatalogue, assertUsable, displayPath, catalogueNote } = await import('../catalogue.js');
-      const catalogue = await loadCatalogue(opts.skills ?? (await (await import('../skill-folders.js')).defaultSkillsPath()));
-      assertUsable(catalogue);
-      const note = catalogueNote(catalogue);
-      if (note) console.error(note);
+      const { loadUsableCatalogue, displayPath } = await import('../catalogue.js');
+      const { catalogue } = await loadUsableCatalogue(opts.skills, (line) => console.error(line));
       const { auditCatalogue, auditCatalogueWith, auditJson, renderAuditTables } = await import('../audit.js');
       const audit = opts.provider ? await auditCatalogueWith(catalogue, host, await providerCounter(opts)) : auditCatalogue(catalogue, host);
       if (opts.json) {
