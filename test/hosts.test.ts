@@ -17,28 +17,13 @@ import { hostFrame } from '../src/hosts/request.js';
 import { SkillLoader } from '../src/loader.js';
 import { HOST_NAMES_HELP } from '../src/options.js';
 import { renderCatalogue } from '../src/prompt.js';
-import type { EvalRequest, FunctionCall, Skill } from '../src/types.js';
+import type { EvalRequest, FunctionCall } from '../src/types.js';
+import { testSkill } from './support/fixtures.js';
 
 const root = path.resolve(__dirname, '..');
 const FIXTURE = path.join(root, 'fixtures/hosts/catalogue');
 
-function skill(name: string, description: string, extra: Partial<Skill> = {}): Skill {
-  return {
-    name,
-    description,
-    body: `# ${name}\n`,
-    category: '',
-    file: `/cat/${name}/SKILL.md`,
-    dir: `/cat/${name}`,
-    location: `${name}/SKILL.md`,
-    hash: '0123456789abcdef',
-    resources: [],
-    state: 'available',
-    toolProfiles: [],
-    frontmatter: { name, description },
-    ...extra,
-  };
-}
+const skill = testSkill;
 
 const call = (name: string, args: Record<string, unknown>): FunctionCall => ({ id: 'c1', name, args });
 

@@ -6,27 +6,13 @@ import { escapeXml, hermesDescription, renderCatalogue, renderLoadAll, renderSki
 import { activateSkillTool, allProfileToolDeclarations, profileToolDeclarations, skillToolDeclarations } from '../src/tools.js';
 import { UserError } from '../src/errors.js';
 import type { Skill } from '../src/types.js';
+import { testSkill } from './support/fixtures.js';
 
 const root = path.resolve(__dirname, '..');
 const HERMES = path.resolve(root, '../shared/data/hermes');
 
-function skill(name: string, description: string, extra: Partial<Skill> = {}): Skill {
-  return {
-    name,
-    description,
-    body: `# ${name}\n\nBody of ${name}.\n`,
-    category: '',
-    file: `/cat/${name}/SKILL.md`,
-    dir: `/cat/${name}`,
-    location: `${name}/SKILL.md`,
-    hash: '0123456789abcdef',
-    resources: [],
-    state: 'available',
-    toolProfiles: [],
-    frontmatter: { name, description },
-    ...extra,
-  };
-}
+/** The test skills of this file carry a body line of their own. */
+const skill = (name: string, description: string, extra: Partial<Skill> = {}): Skill => testSkill(name, description, { body: `# ${name}\n\nBody of ${name}.\n`, ...extra });
 
 describe('renderCatalogue xml (skills-ref to-prompt)', () => {
   it('renders one <skill> per skill, each value on its own line, escaped, sorted by name', () => {
